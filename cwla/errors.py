@@ -1,0 +1,25 @@
+"""Exceptions and warnings raised by cwla.
+
+Every error names what was wrong, where (file and line, parameter, metric) and
+what is accepted instead.
+"""
+
+
+class CwlaError(ValueError):
+    """Base class of cwla's errors about values the user passed in."""
+
+
+class InputError(CwlaError):
+    """Malformed qrels or run input (file, DataFrame or dict)."""
+
+
+class MetricSyntaxError(CwlaError):
+    """A metric text that does not parse."""
+
+
+class GainRangeError(CwlaError):
+    """A gain map that sends a grade outside [0, 1]."""
+
+
+class ConstantMetricWarning(UserWarning):
+    """A metric whose score does not depend on the gains (Chen & Sakai's 'x')."""
