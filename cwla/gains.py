@@ -1,0 +1,165 @@
+"""Gain maps: from a qrels grade to a gain r in [0, 1].
+
+A gain map is an immutable value. ``table(grades)`` evaluates it on an array of
+grades; a gain outside [0, 1] raises :class:`~cwla.errors.GainRangeError`
+naming the grade and the map. Negative grades count as 0 in every built-in map.
+
+============================  ==========================================  ==================
+map                           r(g)                                        reference
+============================  ==========================================  ==================
+``linear(gmax)``              max(g, 0) / gmax                            Chen & Sakai 2023
+``exponential(gmax)``         (2^max(g, 0) - 1) / 2^gmax                  Chapelle et al. 2009 (ERR)
+``binary(threshold)``         1 if g >= threshold else 0                  trec_eval ``-l``
+``table({grade: gain})``      the user's value                            cwl_eval gain files
+============================  ==========================================  ==================
+
+``linear()`` without ``gmax`` takes gmax = the largest grade in the qrels (one
+value for the whole collection, never per topic); the evaluation records it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar, Mapping
+
+import attrs
+import numpy as np
+
+from .errors import GainRangeError
+
+__all__ = ["GainMap", "Linear", "Exponential", "Binary", "Table", "parse_gain"]
+
+
+def _fmt(x: float) -> str:
+    """Shortest text that reads back as the same float (ints without '.0')."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+def _finite_float(value) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"expected a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"expected a finite number, got {value!r}")
+    return x
+
+
+def _positive(instance, attribute, value):
+    if value is not None and not value > 0:
+        raise ValueError(f"'{attribute.name}' of {type(instance).__name__.lower()} must be > 0: {value}")
+
+
+class GainMap:
+    """Base class: a map from qrels grade to gain in [0, 1]."""
+
+    code: ClassVar[int]
+
+    def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
+        """The gains of ``grades`` (float array), before the range check."""
+        raise NotImplementedError
+
+    def table(self, grades, max_grade: float | None = None) -> np.ndarray:
+        """Gains of ``grades`` as float64, checked to lie in [0, 1].
+
+        ``max_grade`` is the largest grade of the collection; it is used by
+        ``linear()`` without ``gmax`` and ignored otherwise.
+        """
+        grades = np.asarray(grades, dtype=np.float64)
+        if max_grade is None:
+            max_grade = float(grades.max()) if grades.size else 1.0
+        out = np.asarray(self.gains(grades, max_grade), dtype=np.float64)
+        bad = ~((out >= 0.0) & (out <= 1.0))
+        if bad.any():
+            g, r = grades[bad][0], out[bad][0]
+            raise GainRangeError(
+                f"gain map {self} maps grade {_fmt(g)} to {r!r}, outside [0, 1]; "
+                f"gains must lie in [0, 1]: raise gmax, or use binary(threshold) or a table"
+            )
+        return out
+
+
+@attrs.frozen
+class Linear(GainMap):
+    """``linear(gmax)``: r = max(g, 0) / gmax (gmax None: the collection's largest grade)."""
+
+    gmax: float | None = attrs.field(
+        default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
+    )
+    code: ClassVar[int] = 0
+
+    def gains(self, grades, max_grade):
+        gmax = self.gmax if self.gmax is not None else (max_grade if max_grade > 0 else 1.0)
+        return np.maximum(grades, 0.0) / gmax
+
+    def __str__(self):
+        return "linear" if self.gmax is None else f"linear(gmax={_fmt(self.gmax)})"
+
+
+@attrs.frozen
+class Exponential(GainMap):
+    """``exponential(gmax)``: r = (2^max(g, 0) - 1) / 2^gmax (Chapelle's ERR gains)."""
+
+    gmax: float | None = attrs.field(
+        default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
+    )
+    code: ClassVar[int] = 1
+
+    def gains(self, grades, max_grade):
+        gmax = self.gmax if self.gmax is not None else max(max_grade, 0.0)
+        return (np.exp2(np.maximum(grades, 0.0)) - 1.0) / np.exp2(gmax)
+
+    def __str__(self):
+        return "exponential" if self.gmax is None else f"exponential(gmax={_fmt(self.gmax)})"
+
+
+@attrs.frozen
+class Binary(GainMap):
+    """``binary(threshold)``: r = 1 if g >= threshold else 0 (trec_eval's relevance level)."""
+
+    threshold: float = attrs.field(default=1.0, converter=_finite_float)
+    code: ClassVar[int] = 2
+
+    def gains(self, grades, max_grade):
+        return (grades >= self.threshold).astype(np.float64)
+
+    def __str__(self):
+        return f"binary(threshold={_fmt(self.threshold)})"
+
+
+def _freeze_mapping(mapping) -> tuple:
+    if not isinstance(mapping, Mapping):
+        raise TypeError(f"table() takes a dict {{grade: gain}}, got {type(mapping).__name__}")
+    if not mapping:
+        raise ValueError("table() needs at least one grade: gain pair")
+    return tuple(sorted((_finite_float(g), _finite_float(v)) for g, v in mapping.items()))
+
+
+@attrs.frozen
+class Table(GainMap):
+    """``table({grade: gain})``: the user's gains. Every grade in the qrels must be listed."""
+
+    mapping: tuple = attrs.field(converter=_freeze_mapping)
+    code: ClassVar[int] = 3
+
+    def gains(self, grades, max_grade):
+        lookup = dict(self.mapping)
+        missing = sorted({float(g) for g in np.unique(grades)} - set(lookup))
+        if missing:
+            raise GainRangeError(
+                f"gain map {self} has no gain for grade {_fmt(missing[0])} found in the qrels; "
+                f"list every grade (found grades {[_fmt(g) for g in np.unique(grades)]})"
+            )
+        return np.array([lookup[float(g)] for g in grades], dtype=np.float64)
+
+    def __str__(self):
+        return "table(" + ", ".join(f"{_fmt(g)}:{_fmt(v)}" for g, v in self.mapping) + ")"
+
+
+def parse_gain(text: str) -> GainMap:
+    """Parse a gain map: the canonical form (``linear(gmax=3)``, ``binary(threshold=2)``,
+    ``table(0:0, 1:0.5)``) or the CLI form ``linear:3``, ``exponential:4``, ``binary:2``."""
+    from .text import parse_gain_text
+
+    return parse_gain_text(text)

@@ -1,0 +1,139 @@
+"""A metric: one browsing model C(i) composed with one aggregation A(i).
+
+score = sum_{i<=H} L(i) A(i)  (Moffat, Mackenzie, Thomas & Azzopardi, SIGIR 2022),
+optionally divided by the same metric on the ideal ranking.
+
+A :class:`Metric` is an immutable value: equal metrics compare and hash equal,
+``attrs.evolve`` (or :meth:`Metric.with_options`) makes changed copies, ``str``
+prints the canonical text that :func:`cwla.parse_metric` reads back.
+
+The options ``gain``, ``cutoff``, ``depth``, ``stop`` and ``normalize`` may be
+left unset (None): the evaluation then supplies them (see :data:`DEFAULTS`), so
+one list of metrics can be evaluated under several settings.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import attrs
+
+from .aggregations import Aggregation
+from .browsing import BrowsingModel, _strict_int
+from .errors import ConstantMetricWarning
+from .gains import GainMap, Linear
+
+__all__ = ["Metric", "DEFAULTS"]
+
+
+def _optional_positive_int(name):
+    def convert(value):
+        return None if value is None else _strict_int(value)
+
+    def validate(instance, attribute, value):
+        if value is not None and value < 1:
+            raise ValueError(f"'{name}' of a metric must be an integer >= 1 or None: {value}")
+
+    return convert, validate
+
+
+def _optional_bool(value):
+    if value is None or isinstance(value, bool):
+        return value
+    raise TypeError(f"'stop' of a metric must be True, False or None: {value!r}")
+
+
+def _normalize(instance, attribute, value):
+    if value not in (None, "none", "ideal"):
+        raise ValueError(f"'normalize' of a metric must be 'ideal', 'none' or None: {value!r}")
+
+
+def _instance(kind, cls):
+    def validate(instance, attribute, value):
+        if not isinstance(value, cls):
+            raise TypeError(f"'{attribute.name}' of a metric must be a {kind}, got {value!r}")
+
+    return validate
+
+
+_cut_conv, _cut_val = _optional_positive_int("cutoff")
+_depth_conv, _depth_val = _optional_positive_int("depth")
+
+
+@attrs.frozen
+class Metric:
+    """A C/W/L/A metric.
+
+    Parameters
+    ----------
+    browsing : BrowsingModel
+        C(i): ``Precision(k)``, ``DCG(k)``, ``RBP(p)``, ``INST(T)``, ``AP(R)`` or ``ERR()``.
+    aggregation : Aggregation
+        A(i): ``ERG()``, ``ETG()``, ``Avg()``, ``Max()``, ``Fin()``, ``PE(beta)`` or ``ERRAgg()``.
+    gain : GainMap or None
+        Grade -> gain map; None: the evaluation's (default ``linear``).
+    cutoff : int or None
+        Keep only the first ``cutoff`` documents of each ranking (trec_eval's @k).
+    depth : int or None
+        H, the user model's horizon; ranks past the (cut) ranking carry gain 0. Default 1000.
+    stop : bool or None
+        True: C(H) := 0, the user surely stops at H (sum L = 1). Default False
+        (mass continuing past H is dropped, as in cwl_eval).
+    normalize : {"ideal", "none"} or None
+        "ideal" divides by the metric on the ideal ranking (0 where that is 0).
+
+    Examples
+    --------
+    >>> from cwla import Metric, INST, PE
+    >>> m = Metric(INST(T=2.5), PE(beta=0.5), cutoff=10, depth=10, stop=True)
+    >>> str(m)
+    'INST(T=2.5)+PE(beta=0.5)[cutoff=10, depth=10, stop=true]'
+    """
+
+    browsing: BrowsingModel = attrs.field(validator=_instance("browsing model", BrowsingModel))
+    aggregation: Aggregation = attrs.field(validator=_instance("aggregation", Aggregation))
+    gain: GainMap | None = attrs.field(
+        default=None, validator=attrs.validators.optional(_instance("gain map", GainMap))
+    )
+    cutoff: int | None = attrs.field(default=None, converter=_cut_conv, validator=_cut_val)
+    depth: int | None = attrs.field(default=None, converter=_depth_conv, validator=_depth_val)
+    stop: bool | None = attrs.field(default=None, converter=_optional_bool)
+    normalize: str | None = attrs.field(default=None, validator=_normalize)
+
+    @property
+    def is_constant(self) -> bool:
+        """True when neither C nor A depends on the gains (Chen & Sakai's 'x' cells:
+        Precision, DCG and RBP with the ERR aggregation). Such a metric scores every
+        ranking alike and cannot rank systems."""
+        return self.browsing.gain_free and self.aggregation.gain_free
+
+    def with_options(self, **options) -> "Metric":
+        """A copy with the given options set (``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize``)."""
+        return attrs.evolve(self, **options)
+
+    def resolve(self, gain=None, cutoff=None, depth=None, stop=None, normalize=None) -> "Metric":
+        """A copy whose unset options take the given values, then :data:`DEFAULTS`."""
+        given = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize)
+        values = {}
+        for name, value in given.items():
+            own = getattr(self, name)
+            values[name] = own if own is not None else (value if value is not None else DEFAULTS[name])
+        return attrs.evolve(self, **values)
+
+    def warn_if_constant(self, stacklevel=3):
+        if self.is_constant:
+            warnings.warn(
+                f"{self} is constant: {type(self.browsing).__name__} with the ERR aggregation does not "
+                f"depend on the gains (Chen & Sakai's invalid combination); it cannot rank systems",
+                ConstantMetricWarning,
+                stacklevel=stacklevel,
+            )
+
+    def __str__(self):
+        from .text import format_metric
+
+        return format_metric(self)
+
+
+#: What an evaluation uses for options that neither the metric nor the call sets.
+DEFAULTS = {"gain": Linear(), "cutoff": None, "depth": 1000, "stop": False, "normalize": "none"}
