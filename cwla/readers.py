@@ -1,0 +1,649 @@
+"""Read TREC qrels and runs into validated, canonical pandas DataFrames.
+
+Formats
+-------
+Qrels file
+    One judgement per line, four whitespace-separated fields::
+
+        qid iter docno grade
+
+    ``iter`` is ignored. ``grade`` is any finite number: integers (``0``-``3``),
+    negative integers (trec_eval fixtures use ``-1``) and floats (cwl_eval gain
+    files use values such as ``0.428571``) are all accepted.
+Run file
+    One retrieved document per line, six whitespace-separated fields::
+
+        qid Q0 docno rank score tag
+
+    ``Q0`` and ``tag`` are ignored (use :func:`run_name` for a system id).
+    ``rank`` must be an integer (``3`` or ``3.0``), ``score`` a finite number.
+
+Files may be plain text or gzip-compressed (recognised by the gzip magic
+bytes, whatever the suffix), UTF-8 encoded. Fields are separated by any run
+of spaces and/or tabs; lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Blank lines
+are skipped, but error messages always give physical line numbers (1-based).
+``qid`` and ``docno`` are strings: ``0123`` stays ``'0123'``. A
+``(topic, docno)`` pair may appear at most once in a qrels file and a docno at
+most once per topic in a run.
+
+In memory the readers also accept
+
+* a :class:`pandas.DataFrame` with columns ``topic, docno, grade`` (qrels) or
+  ``topic, docno, score`` plus an optional ``rank`` (runs), or with the column
+  names of ir_measures (``query_id, doc_id, relevance`` and
+  ``query_id, doc_id, score``); other columns are ignored;
+* a dict ``{topic: {docno: grade}}`` or ``{topic: {docno: score}}`` (the
+  format of pytrec_eval).
+
+Output
+------
+:func:`read_qrels` returns columns ``topic`` (str), ``docno`` (str) and
+``grade`` (float64); :func:`read_run` returns ``topic`` (str), ``docno`` (str),
+``score`` (float64) and ``rank`` (int64). Rows keep the input order (a run is
+*not* re-sorted by score or rank) and the index is a fresh ``RangeIndex``.
+When a DataFrame or dict run has no rank, rows are numbered ``1..n`` within
+each topic in input order.
+
+Errors
+------
+Every malformed input raises :class:`cwla.errors.InputError` naming the file
+(as given), the line, the problem and what is accepted, e.g.
+``run.txt, line 3: expected 6 columns (qid Q0 docno rank score tag), found 5``.
+A missing file raises :class:`FileNotFoundError`; a source of the wrong type
+raises :class:`TypeError`.
+
+Implementation note: files are parsed by pandas' C parser (fast path) and the
+result is checked with vectorised operations. Whenever the parser fails or a
+check fails, a pure-Python scan of the file (slow path) locates the first
+offending line and raises the precise error.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import gzip
+import math
+import os
+import re
+import zlib
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from cwla.errors import InputError
+
+__all__ = ["read_qrels", "read_run", "run_name"]
+
+
+class _Format(NamedTuple):
+    """Layout of one input kind (qrels or run)."""
+
+    kind: str  # "qrels" or "run"
+    layout: str  # the fields of a file line, for messages
+    ncols: int  # number of fields of a file line
+    numeric: tuple[tuple[int, str, str], ...]  # (file field, column, "float"/"int")
+    native: tuple[str, str, str]  # DataFrame columns: topic, docno, value
+    irm: tuple[str, str, str]  # ir_measures' names of the same columns
+    accepted_columns: str  # for messages
+    output: tuple[str, ...]  # columns of the canonical frame, in order
+
+
+_QRELS = _Format(
+    kind="qrels",
+    layout="qid iter docno grade",
+    ncols=4,
+    numeric=((3, "grade", "float"),),
+    native=("topic", "docno", "grade"),
+    irm=("query_id", "doc_id", "relevance"),
+    accepted_columns="topic, docno, grade or query_id, doc_id, relevance",
+    output=("topic", "docno", "grade"),
+)
+
+_RUN = _Format(
+    kind="run",
+    layout="qid Q0 docno rank score tag",
+    ncols=6,
+    numeric=((3, "rank", "int"), (4, "score", "float")),
+    native=("topic", "docno", "score"),
+    irm=("query_id", "doc_id", "score"),
+    accepted_columns="topic, docno, score[, rank] or query_id, doc_id, score",
+    output=("topic", "docno", "score", "rank"),
+)
+
+_TOPIC_FIELD = 0
+_DOCNO_FIELD = 2
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+# The number grammar of the slow path: what pandas' C parser accepts.
+_FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z", re.ASCII)
+_INT_RE = re.compile(r"[+-]?\d+\Z", re.ASCII)
+_NONFINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)\Z", re.IGNORECASE)
+# Field separators: spaces and tabs only, like pandas' whitespace splitting.
+_FIELD_SEP_RE = re.compile(r"[ \t]+")
+
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+
+
+class _Problem(Exception):
+    """A problem with one value; the caller adds where it is."""
+
+
+# ---------------------------------------------------------------------------
+# public API
+# ---------------------------------------------------------------------------
+
+
+def read_qrels(source) -> pd.DataFrame:
+    """Read relevance judgements into a canonical DataFrame.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, pandas.DataFrame or dict
+        A path to a TREC qrels file (``qid iter docno grade``, plain or
+        gzip); a DataFrame with columns ``topic, docno, grade`` or
+        ``query_id, doc_id, relevance``; or a dict
+        ``{topic: {docno: grade}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic`` (str), ``docno`` (str), ``grade`` (float64) in
+        input order, with a fresh ``RangeIndex``.
+
+    Raises
+    ------
+    InputError
+        If the input is malformed (wrong number of fields, a grade that is
+        not a finite number, a duplicated ``(topic, docno)`` pair, missing
+        columns, no judgements at all, ...).
+    FileNotFoundError
+        If `source` is a path that does not exist.
+    TypeError
+        If `source` is none of the accepted types.
+    """
+    return _read(source, _QRELS, "read_qrels")
+
+
+def read_run(source) -> pd.DataFrame:
+    """Read a system run into a canonical DataFrame.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, pandas.DataFrame or dict
+        A path to a TREC run file (``qid Q0 docno rank score tag``, plain or
+        gzip); a DataFrame with columns ``topic, docno, score`` and optionally
+        ``rank`` (or ir_measures' ``query_id, doc_id, score``); or a dict
+        ``{topic: {docno: score}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic`` (str), ``docno`` (str), ``score`` (float64) and
+        ``rank`` (int64) in input order, with a fresh ``RangeIndex``. When the
+        input has no rank, rows are numbered ``1..n`` within each topic in
+        input order.
+
+    Raises
+    ------
+    InputError
+        If the input is malformed (wrong number of fields, a score that is not
+        a finite number, a rank that is not an integer, a docno retrieved
+        twice for one topic, missing columns, no lines at all, ...).
+    FileNotFoundError
+        If `source` is a path that does not exist.
+    TypeError
+        If `source` is none of the accepted types.
+    """
+    return _read(source, _RUN, "read_run")
+
+
+def run_name(path) -> str:
+    """Return the system id of a run file: its name without directory or ``.gz``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Path to a run file.
+
+    Returns
+    -------
+    str
+        The file name without its directory and without a trailing ``.gz``,
+        e.g. ``'p_bert'`` for ``'runs/p_bert.gz'``.
+    """
+    name = os.path.basename(os.fsdecode(path))
+    if name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    return name
+
+
+# ---------------------------------------------------------------------------
+# dispatch
+# ---------------------------------------------------------------------------
+
+
+def _read(source, fmt: _Format, func: str) -> pd.DataFrame:
+    """Dispatch on the type of `source`."""
+    if isinstance(source, (str, os.PathLike)):
+        return _read_file(source, fmt)
+    if isinstance(source, pd.DataFrame):
+        return _read_frame(source, fmt)
+    if isinstance(source, Mapping):
+        return _read_dict(source, fmt)
+    raise TypeError(
+        f"{func}() accepts a path to a TREC {fmt.kind} file "
+        f"({fmt.layout}; str or os.PathLike), a pandas DataFrame with columns "
+        f"{fmt.accepted_columns}, or a dict {{topic: {{docno: "
+        f"{fmt.native[2]}}}}}; got {type(source).__name__}"
+    )
+
+
+def _canonical(topic, docno, values: dict, fmt: _Format) -> pd.DataFrame:
+    """Assemble the output frame (fresh RangeIndex, canonical dtypes).
+
+    `topic` and `docno` are arrays or Series with a RangeIndex; `values` maps
+    the numeric output columns to arrays.
+    """
+    data = {"topic": pd.Series(topic, dtype=str), "docno": pd.Series(docno, dtype=str)}
+    kinds = {column: kind for _, column, kind in fmt.numeric}
+    for column in fmt.output[2:]:
+        dtype = np.int64 if kinds[column] == "int" else np.float64
+        data[column] = pd.Series(np.asarray(values[column], dtype=dtype))
+    return pd.DataFrame(data)
+
+
+# ---------------------------------------------------------------------------
+# files
+# ---------------------------------------------------------------------------
+
+
+def _read_file(path, fmt: _Format) -> pd.DataFrame:
+    """Read a qrels or run file: fast path, falling back to the precise scan."""
+    label = os.fsdecode(path)
+    compression = _detect_compression(path, label, fmt)
+    frame = _read_file_fast(path, fmt, compression)
+    if frame is not None:
+        return frame
+    return _read_file_slow(path, label, fmt, compression)
+
+
+def _detect_compression(path, label: str, fmt: _Format) -> str | None:
+    """Return ``"gzip"`` if the file starts with the gzip magic bytes, else None."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_GZIP_MAGIC))
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            errno.ENOENT,
+            f"{fmt.kind} file does not exist (expected a path to a TREC "
+            f"{fmt.kind} file: {fmt.layout})",
+            label,
+        ) from None
+    except IsADirectoryError:
+        raise InputError(
+            f"{label} is a directory, not a TREC {fmt.kind} file ({fmt.layout})"
+        ) from None
+    return "gzip" if head == _GZIP_MAGIC else None
+
+
+def _read_file_fast(path, fmt: _Format, compression: str | None) -> pd.DataFrame | None:
+    """Parse with pandas' C parser; return None if anything looks wrong."""
+    dtype = {i: str for i in range(fmt.ncols)}
+    for field, _, kind in fmt.numeric:
+        dtype[field] = "int64" if kind == "int" else "float64"
+    try:
+        raw = pd.read_csv(
+            path,
+            sep=r"\s+",
+            header=None,
+            engine="c",
+            dtype=dtype,
+            compression=compression,
+            quoting=csv.QUOTE_NONE,
+            na_filter=False,
+            encoding="utf-8",
+        )
+    except (ValueError, EOFError, OSError, zlib.error):
+        # ParserError, EmptyDataError and UnicodeDecodeError are ValueErrors;
+        # a corrupt gzip stream raises OSError/EOFError/zlib.error.
+        return None
+    if raw.shape[1] != fmt.ncols or raw.empty:
+        return None
+    # A short line leaves its last fields empty (na_filter=False).
+    for field in range(fmt.ncols):
+        if field not in (f for f, _, _ in fmt.numeric) and (raw[field] == "").any():
+            return None
+    values = {}
+    for field, column, kind in fmt.numeric:
+        array = raw[field].to_numpy()
+        if array.dtype != (np.int64 if kind == "int" else np.float64):
+            return None
+        if kind == "float" and not np.isfinite(array).all():
+            return None
+        values[column] = array
+    frame = _canonical(raw[_TOPIC_FIELD], raw[_DOCNO_FIELD], values, fmt)
+    if frame.duplicated(["topic", "docno"]).any():
+        return None
+    return frame
+
+
+def _read_file_slow(path, label: str, fmt: _Format, compression: str | None) -> pd.DataFrame:
+    """Scan the file line by line; raise InputError at the first bad line.
+
+    If no line is at fault (the fast path failed for a reason the scan does
+    not reproduce), the scanned values are returned.
+    """
+    topics: list[str] = []
+    docnos: list[str] = []
+    values: dict[str, list] = {column: [] for _, column, _ in fmt.numeric}
+    first_seen: dict[tuple[str, str], int] = {}
+    for lineno, line in _physical_lines(path, label, compression):
+        stripped = line.strip(" \t")
+        if not stripped:
+            continue
+        fields = _FIELD_SEP_RE.split(stripped)
+        where = f"{label}, line {lineno}"
+        if len(fields) != fmt.ncols:
+            raise InputError(
+                f"{where}: expected {fmt.ncols} columns ({fmt.layout}), found {len(fields)}"
+            )
+        parsed = {}
+        for field, column, kind in fmt.numeric:
+            try:
+                parsed[column] = _parse_token(fields[field], column, kind)
+            except _Problem as exc:
+                raise InputError(f"{where}: {exc}") from None
+        topic, docno = fields[_TOPIC_FIELD], fields[_DOCNO_FIELD]
+        first = first_seen.setdefault((topic, docno), lineno)
+        if first != lineno:
+            raise InputError(
+                f"{where}: docno {docno!r} appears twice for topic {topic!r} "
+                f"(first at line {first})"
+            )
+        topics.append(topic)
+        docnos.append(docno)
+        for column, value in parsed.items():
+            values[column].append(value)
+    if not topics:
+        raise InputError(
+            f"{label} is empty: no {fmt.kind} lines (expected lines of {fmt.ncols} "
+            f"whitespace-separated fields: {fmt.layout})"
+        )
+    return _canonical(topics, docnos, values, fmt)
+
+
+def _physical_lines(path, label: str, compression: str | None):
+    """Yield ``(line number, text)`` for each physical line of the file."""
+    try:
+        if compression == "gzip":
+            with gzip.open(path, "rb") as fh:
+                data = fh.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(
+            f"{label}: cannot be decompressed ({exc}); accepted: plain text or gzip"
+        ) from None
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM):]
+    # bytes.splitlines() splits on \n, \r\n and \r only, like pandas.
+    for lineno, raw in enumerate(data.splitlines(), start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{label}, line {lineno}: not valid UTF-8 text ({exc.reason} at byte "
+                f"{exc.start}); accepted: UTF-8 text"
+            ) from None
+        yield lineno, text
+
+
+def _parse_token(token: str, column: str, kind: str):
+    """Parse one numeric field; raise _Problem naming the column and token."""
+    if kind == "int":
+        if _INT_RE.match(token):
+            value = int(token)
+        elif _FLOAT_RE.match(token) and float(token).is_integer():
+            value = int(float(token))
+        else:
+            raise _Problem(f"{column} {token!r} is not an integer")
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise _Problem(f"{column} {token!r} is out of the 64-bit integer range")
+        return value
+    if _FLOAT_RE.match(token):
+        value = float(token)
+        if math.isfinite(value):
+            return value
+    elif not _NONFINITE_RE.match(token):
+        raise _Problem(f"{column} {token!r} is not a number")
+    raise _Problem(f"{column} {token!r} is not a finite number")
+
+
+# ---------------------------------------------------------------------------
+# DataFrames and dicts
+# ---------------------------------------------------------------------------
+
+
+def _read_frame(frame: pd.DataFrame, fmt: _Format) -> pd.DataFrame:
+    """Validate and canonicalise a DataFrame source."""
+    what = f"{fmt.kind} DataFrame"
+    found = list(frame.columns)
+    missing_native = [c for c in fmt.native if c not in found]
+    missing_irm = [c for c in fmt.irm if c not in found]
+    if not missing_native:
+        names = fmt.native
+    elif not missing_irm:
+        names = fmt.irm
+    else:
+        missing = missing_native if len(missing_native) <= len(missing_irm) else missing_irm
+        raise InputError(
+            f"{what} is missing columns {missing} (found {found}); "
+            f"accepted: {fmt.accepted_columns}"
+        )
+    wanted = list(names)
+    if fmt is _RUN and "rank" in found:
+        wanted.append("rank")
+    duplicated = [c for c in wanted if found.count(c) > 1]
+    if duplicated:
+        raise InputError(
+            f"{what} has duplicate columns {duplicated}; each of "
+            f"{fmt.accepted_columns} must appear once"
+        )
+    if frame.empty:
+        raise InputError(f"{what} is empty: no rows (expected columns {fmt.accepted_columns})")
+    labels = frame.index
+
+    def where(i: int) -> str:
+        return f"{what}, row {_show(labels[i])}"
+
+    def short(i: int) -> str:
+        return f"row {_show(labels[i])}"
+
+    columns = {
+        "topic": frame[names[0]],
+        "docno": frame[names[1]],
+        fmt.numeric[-1][1]: frame[names[2]],
+    }
+    display = {"topic": names[0], "docno": names[1], fmt.numeric[-1][1]: names[2]}
+    if len(wanted) == 4:
+        columns["rank"] = frame["rank"]
+        display["rank"] = "rank"
+    return _validate(columns, display, fmt, where, short)
+
+
+def _read_dict(source: Mapping, fmt: _Format) -> pd.DataFrame:
+    """Validate and canonicalise a ``{topic: {docno: value}}`` source."""
+    what = f"{fmt.kind} dict"
+    value_name = fmt.native[2]
+    topic_keys: list = []
+    docno_keys: list = []
+    values: list = []
+    for topic, docs in source.items():
+        if not isinstance(docs, Mapping):
+            raise InputError(
+                f"{what}: the value for topic {topic!r} is a {type(docs).__name__}; "
+                f"accepted: {{topic: {{docno: {value_name}}}}}"
+            )
+        for docno, value in docs.items():
+            topic_keys.append(topic)
+            docno_keys.append(docno)
+            values.append(value)
+    if not values:
+        raise InputError(
+            f"{what} is empty: no (topic, docno) entries "
+            f"(expected {{topic: {{docno: {value_name}}}}})"
+        )
+
+    def where(i: int) -> str:
+        return f"{what}, topic {topic_keys[i]!r}, docno {docno_keys[i]!r}"
+
+    def short(i: int) -> str:
+        return f"topic {topic_keys[i]!r}, docno {docno_keys[i]!r}"
+
+    columns = {
+        "topic": pd.Series(topic_keys, dtype=object),
+        "docno": pd.Series(docno_keys, dtype=object),
+        value_name: pd.Series(values, dtype=object),
+    }
+    display = {"topic": "topic", "docno": "docno", value_name: value_name}
+    return _validate(columns, display, fmt, where, short)
+
+
+def _validate(
+    columns: dict[str, pd.Series],
+    display: dict[str, str],
+    fmt: _Format,
+    where: Callable[[int], str],
+    short: Callable[[int], str],
+) -> pd.DataFrame:
+    """Check in-memory columns and build the canonical frame.
+
+    Parameters
+    ----------
+    columns : dict of str to pandas.Series
+        ``topic``, ``docno``, the value column and optionally ``rank``.
+    display : dict of str to str
+        The user's name of each column, for messages.
+    fmt : _Format
+        Qrels or run.
+    where, short : callable
+        Map a row position to a long / short description for messages.
+    """
+    topic = _string_column(columns["topic"], display["topic"], where)
+    docno = _string_column(columns["docno"], display["docno"], where)
+    values = {}
+    for _, column, kind in fmt.numeric:
+        if column not in columns:
+            continue
+        series = columns[column]
+        if kind == "int":
+            values[column] = _int_column(series, display[column], where)
+        else:
+            values[column] = _float_column(series, display[column], where)
+    if fmt is _RUN and "rank" not in values:
+        values["rank"] = pd.Series(topic).groupby(topic, sort=False).cumcount().to_numpy() + 1
+    frame = _canonical(topic, docno, values, fmt)
+    dup = frame.duplicated(["topic", "docno"]).to_numpy()
+    if dup.any():
+        i = int(np.argmax(dup))
+        t, d = frame.at[i, "topic"], frame.at[i, "docno"]
+        same = (frame["topic"].to_numpy() == t) & (frame["docno"].to_numpy() == d)
+        j = int(np.argmax(same))
+        raise InputError(
+            f"{where(i)}: docno {d!r} appears twice for topic {t!r} (first at {short(j)})"
+        )
+    return frame
+
+
+def _string_column(series: pd.Series, name: str, where) -> np.ndarray:
+    """Convert topic or docno values to str; reject missing and empty ids."""
+    if pd.api.types.is_float_dtype(series.dtype):
+        array = series.to_numpy()
+        finite = np.isfinite(array)
+        if finite.all() and (array == np.floor(array)).all():
+            # e.g. integer qids that went through a float column: 301.0 -> '301'
+            series = series.astype(np.int64)
+    missing = series.isna().to_numpy()
+    if missing.any():
+        i = int(np.argmax(missing))
+        raise InputError(
+            f"{where(i)}: {name} is missing ({_show(series.iloc[i])}); "
+            f"accepted: a non-empty string or an integer"
+        )
+    text = series.astype(str).to_numpy()
+    empty = text == ""
+    if empty.any():
+        i = int(np.argmax(empty))
+        raise InputError(f"{where(i)}: {name} is an empty string; accepted: a non-empty string")
+    return text
+
+
+def _float_column(series: pd.Series, name: str, where) -> np.ndarray:
+    """Convert values to float64; reject non-numbers and non-finite numbers."""
+    numbers = _to_float_array(series)
+    bad = ~np.isfinite(numbers)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raw = series.iloc[i]
+        problem = "is not a finite number" if _is_numberlike(raw) else "is not a number"
+        raise InputError(f"{where(i)}: {name} {_show(raw)} {problem}")
+    return numbers
+
+
+def _int_column(series: pd.Series, name: str, where) -> np.ndarray:
+    """Convert values to int64; reject anything that is not an integer."""
+    numbers = _to_float_array(series)
+    bad = ~np.isfinite(numbers) | (numbers != np.floor(numbers))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputError(f"{where(i)}: {name} {_show(series.iloc[i])} is not an integer")
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return series.to_numpy(dtype=np.int64)
+    return numbers.astype(np.int64)
+
+
+def _to_float_array(series: pd.Series) -> np.ndarray:
+    """Numeric conversion where anything unparsable becomes NaN."""
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return series.to_numpy(dtype=np.float64)
+    try:
+        numbers = pd.to_numeric(series, errors="coerce")
+    except (TypeError, ValueError):
+        numbers = series.map(_float_or_nan)
+    return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _float_or_nan(value) -> float:
+    """``float(value)`` for numbers and numeric strings, NaN for anything else."""
+    if isinstance(value, (str, int, float, np.number)):
+        try:
+            return float(value)
+        except (TypeError, ValueError, OverflowError):
+            return math.nan
+    return math.nan
+
+
+def _is_numberlike(value) -> bool:
+    """True for numbers (including nan/inf) and strings that spell one."""
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return True
+    if isinstance(value, str):
+        token = value.strip()
+        return bool(_FLOAT_RE.match(token) or _NONFINITE_RE.match(token))
+    return False
+
+
+def _show(value) -> str:
+    """Format a value for a message: strings quoted, anything else plain."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, np.generic):
+        value = value.item()
+    return str(value)
