@@ -1,0 +1,49 @@
+"""Chen & Sakai's 6 x 7 grid of C/W/L/A metrics ("A Meta-Evaluation of C/W/L/A Metrics", 2023, Table 1).
+
+Six browsing models times seven aggregations give 42 combinations. Three are
+constant (Precision, DCG and RBP with the ERR aggregation: neither C nor A
+depends on the gains) and are left out of :func:`chen_sakai_metrics`, which
+gives the 39 valid ones, with the paper's parameters (Precision and DCG at
+k = 10, RBP p = 0.8, INST T = 2.5, PE beta = 0.5, AP with R = qrels).
+"""
+
+from __future__ import annotations
+
+from .aggregations import AGGREGATIONS
+from .browsing import BROWSING_MODELS
+from .metric import Metric
+from .text import CHEN_SAKAI_DEFAULTS
+
+__all__ = ["all_combinations", "chen_sakai_metrics", "chen_sakai_names"]
+
+
+def all_combinations(**options) -> list[Metric]:
+    """All 42 model x aggregation combinations (constant ones included), models in the
+    paper's order, each with ``options`` (e.g. ``cutoff=10, depth=10, stop=True``)."""
+    return [
+        Metric(CHEN_SAKAI_DEFAULTS[model], agg_cls(), **options)
+        for model in BROWSING_MODELS
+        for agg_cls in AGGREGATIONS.values()
+    ]
+
+
+def chen_sakai_metrics(**options) -> list[Metric]:
+    """The 39 valid metrics of Chen & Sakai's Table 1, each with ``options``.
+
+    Examples
+    --------
+    >>> ms = chen_sakai_metrics(cutoff=10, depth=10, stop=True)
+    >>> len(ms), str(ms[0])
+    (39, 'Precision(k=10)+ERG[cutoff=10, depth=10, stop=true]')
+    """
+    return [m for m in all_combinations(**options) if not m.is_constant]
+
+
+def chen_sakai_names(include_constant: bool = False) -> list[str]:
+    """The paper's names (``Precision_ERG`` ... ``ERR_ERR``), 39 or all 42."""
+    return [
+        f"{model}_{agg}"
+        for model in BROWSING_MODELS
+        for agg, cls in AGGREGATIONS.items()
+        if include_constant or not (BROWSING_MODELS[model].gain_free and cls.gain_free)
+    ]
