@@ -14,12 +14,15 @@ Both are counted per run.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping, Sequence
 
 import attrs
 import numpy as np
 import pandas as pd
 
+from ._numba import jit
+from ._tokenize import field_keys, keys_equal_rows, read_run_arrays
 from .errors import InputError
 from .readers import read_qrels, read_run, run_name
 
@@ -116,7 +119,46 @@ def _named_runs(runs) -> list:
     )
 
 
-def prepare(qrels, runs, *, order: str = "trec_eval") -> Collection:
+def _encode(values) -> np.ndarray:
+    """Strings as a UTF-8 bytes array (``S<width>``), the form the bulk reader produces."""
+    return np.char.encode(np.asarray(values, dtype=np.str_), "utf-8")
+
+
+def _run_arrays(source):
+    """(topics, docnos, scores) of one run: bytes, bytes, float64, in input order."""
+    if isinstance(source, (str, os.PathLike)):
+        arrays = read_run_arrays(source)
+        if arrays is not None:
+            return arrays
+    frame = read_run(source)  # the careful reader: precise errors, every accepted form
+    return _encode(frame["topic"]), _encode(frame["docno"]), frame["score"].to_numpy(np.float64)
+
+
+def _doc_codes(docs: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense codes of docnos whose order is bytewise docno order (trec_eval's strcmp)."""
+    keys = field_keys(docs)
+    if keys.shape[1] == 1:
+        uniques, codes = np.unique(keys[:, 0], return_inverse=True)
+        return codes.astype(np.int64), len(uniques)
+    order = np.lexsort(keys.T[::-1])
+    new = ~keys_equal_rows(keys[order])
+    codes = np.empty(len(docs), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return codes, int(new.sum())
+
+
+@jit()
+def _first_duplicate(cells, docs, n_docs):
+    """Position of the first document seen twice in one cell (rows grouped by cell), or -1."""
+    seen = np.full(n_docs, -1, dtype=np.int64)
+    for k in range(cells.shape[0]):
+        if seen[docs[k]] == cells[k]:
+            return k
+        seen[docs[k]] = cells[k]
+    return -1
+
+
+def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None) -> Collection:
     """Read qrels and runs once into a :class:`Collection`.
 
     Parameters
@@ -128,8 +170,11 @@ def prepare(qrels, runs, *, order: str = "trec_eval") -> Collection:
         DataFrames, or a dict ``{name: path or DataFrame or run dict}``.
     order : {"trec_eval", "file"}
         ``"trec_eval"`` (default): score descending, ties by docno descending,
-        scores compared as single-precision floats like trec_eval; the rank
-        column is ignored. ``"file"``: trust the order of the input.
+        scores compared as single-precision floats like trec_eval (which keeps
+        them as C ``float``); the rank column is ignored. ``"file"``: trust the
+        order of the input.
+    workers : int, optional
+        Threads that read run files (default: the number of CPUs, at most 4).
 
     Returns
     -------
@@ -145,65 +190,66 @@ def prepare(qrels, runs, *, order: str = "trec_eval") -> Collection:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"run names must be unique; {dupes} appear more than once (rename the files or pass a dict)")
-    frames = [read_run(source) for _, source in named]
+    workers = workers or min(4, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        arrays = list(pool.map(_run_arrays, [source for _, source in named]))
 
-    topics = np.sort(q["topic"].unique().astype(object))
+    topics = sorted(set(q["topic"].tolist()))
+    topic_index = {t: i for i, t in enumerate(topics)}
     grades, grade_codes = np.unique(q["grade"].to_numpy(np.float64), return_inverse=True)
-    n_topics, n_runs = len(topics), len(frames)
+    n_topics, n_runs = len(topics), len(arrays)
 
-    # ignored (run topics not in qrels) and missing (qrels topics not in run), per run
-    topic_set = set(topics.tolist())
     missing, ignored = {}, {}
-    for name, frame in zip(names, frames):
-        run_topics = set(frame["topic"].unique().tolist())
-        missing[name] = tuple(sorted(topic_set - run_topics))
-        ignored[name] = tuple(sorted(run_topics - topic_set))
+    run_idx, topic_code, docs, scores = [], [], [], []
+    for r, (name, (r_topics, r_docs, r_scores)) in enumerate(zip(names, arrays)):
+        uniques, inverse = np.unique(r_topics, return_inverse=True)
+        labels = [u.decode("utf-8", "surrogateescape") for u in uniques]
+        codes = np.array([topic_index.get(label, -1) for label in labels], dtype=np.int64)
+        missing[name] = tuple(sorted(set(topics) - set(labels)))
+        ignored[name] = tuple(sorted(label for label, c in zip(labels, codes) if c < 0))
+        t_code = codes[inverse.reshape(-1)]
+        keep = t_code >= 0
+        run_idx.append(np.full(int(keep.sum()), r, dtype=np.int64))
+        topic_code.append(t_code[keep])
+        docs.append(r_docs[keep])
+        scores.append(r_scores[keep])
+    run_idx = np.concatenate(run_idx)
+    topic_code = np.concatenate(topic_code)
+    r_score = np.concatenate(scores)
 
-    sizes = np.array([len(f) for f in frames], dtype=np.int64)
-    run_idx = np.repeat(np.arange(n_runs, dtype=np.int64), sizes)
-    r_topic = np.concatenate([f["topic"].to_numpy(object) for f in frames])
-    r_doc = np.concatenate([f["docno"].to_numpy(object) for f in frames])
-    r_score = np.concatenate([f["score"].to_numpy(np.float64) for f in frames])
+    # one docno coding for qrels and runs, in bytewise order
+    q_topic = np.array([topic_index[t] for t in q["topic"].tolist()], dtype=np.int64)
+    doc_code, n_docs = _doc_codes(np.concatenate([_encode(q["docno"])] + docs))
+    q_doc, r_doc = doc_code[: len(q)], doc_code[len(q):]
 
-    topic_code = pd.Categorical(r_topic, categories=topics).codes.astype(np.int64)
-    keep = topic_code >= 0
-    run_idx, topic_code, r_doc, r_score = run_idx[keep], topic_code[keep], r_doc[keep], r_score[keep]
-    position = np.flatnonzero(keep)  # file order, for order="file"
-
-    # one docno factorisation for qrels and runs, sorted so that codes follow bytewise order
-    q_topic = pd.Categorical(q["topic"].to_numpy(object), categories=topics).codes.astype(np.int64)
-    all_docs = np.concatenate([q["docno"].to_numpy(object), r_doc])
-    doc_codes, uniques = pd.factorize(all_docs, sort=True)
-    n_docs = max(len(uniques), 1)
-    q_key = q_topic * n_docs + doc_codes[: len(q)]
-    r_docc = doc_codes[len(q):].astype(np.int64)
-    r_key = topic_code * n_docs + r_docc
-
+    # join: the grade code of every retrieved document (unjudged: len(grades))
+    q_key = q_topic * n_docs + q_doc
     sorter = np.argsort(q_key, kind="stable")
     q_key_sorted = q_key[sorter]
-    hit = np.searchsorted(q_key_sorted, r_key)
-    hit_c = np.minimum(hit, len(q_key_sorted) - 1)
-    found = q_key_sorted[hit_c] == r_key
-    unjudged = len(grades)
-    r_grade = np.where(found, grade_codes[sorter][hit_c], unjudged).astype(np.int32)
-
-    if order == "trec_eval":
-        score32 = r_score.astype(np.float32)
-        perm = np.lexsort((-r_docc, -score32, topic_code, run_idx))
-    else:
-        perm = np.lexsort((position, topic_code, run_idx))
-    codes = np.ascontiguousarray(r_grade[perm])
+    r_key = topic_code * n_docs + r_doc
+    hit = np.minimum(np.searchsorted(q_key_sorted, r_key), len(q_key_sorted) - 1)
+    found = q_key_sorted[hit] == r_key
+    r_grade = np.where(found, grade_codes.reshape(-1)[sorter][hit], len(grades)).astype(np.int32)
 
     cell = run_idx * n_topics + topic_code
+    if order == "trec_eval":
+        perm = np.lexsort((-r_doc, -r_score.astype(np.float32), cell))
+    else:
+        perm = np.argsort(cell, kind="stable")
+    dup = _first_duplicate(cell[perm], r_doc[perm], n_docs)
+    if dup >= 0:
+        _raise_duplicate(named, names, int(run_idx[perm][dup]), topics[topic_code[perm][dup]])
+    codes = np.ascontiguousarray(r_grade[perm])
+
     lengths = np.bincount(cell, minlength=n_runs * n_topics).astype(np.int64)
     starts = np.zeros(n_runs * n_topics, dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
 
     judged = np.zeros((n_topics, len(grades)), dtype=np.int64)
-    np.add.at(judged, (q_topic, grade_codes), 1)
+    np.add.at(judged, (q_topic, grade_codes.reshape(-1)), 1)
 
     return Collection(
-        topics=tuple(str(t) for t in topics),
+        topics=tuple(topics),
         runs=tuple(names),
         grades=grades,
         codes=codes,
@@ -213,3 +259,9 @@ def prepare(qrels, runs, *, order: str = "trec_eval") -> Collection:
         missing_topics=missing,
         ignored_topics=ignored,
     )
+
+
+def _raise_duplicate(named, names, run, topic):
+    """Let the careful reader name the file and lines of a duplicated docno."""
+    read_run(named[run][1])
+    raise InputError(f"run {names[run]!r}: a docno appears twice for topic {topic!r}")

@@ -20,7 +20,9 @@ Run file
 
 Files may be plain text or gzip-compressed (recognised by the gzip magic
 bytes, whatever the suffix), UTF-8 encoded. Fields are separated by any run
-of spaces and/or tabs; lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Blank lines
+of spaces and tabs (also ``\\v`` and ``\\f``, which C's ``isspace`` and hence
+trec_eval treat as blanks; other characters, such as a no-break space, belong
+to the field); lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Blank lines
 are skipped, but error messages always give physical line numbers (1-based).
 ``qid`` and ``docno`` are strings: ``0123`` stays ``'0123'``. A
 ``(topic, docno)`` pair may appear at most once in a qrels file and a docno at
@@ -63,9 +65,11 @@ from __future__ import annotations
 import csv
 import errno
 import gzip
+import io
 import math
 import os
 import re
+import warnings
 import zlib
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
@@ -123,8 +127,12 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z", re.ASCII)
 _INT_RE = re.compile(r"[+-]?\d+\Z", re.ASCII)
 _NONFINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)\Z", re.IGNORECASE)
-# Field separators: spaces and tabs only, like pandas' whitespace splitting.
-_FIELD_SEP_RE = re.compile(r"[ \t]+")
+# Field separators: C's isspace() within a line (space, \t, \v, \f), as in
+# trec_eval. pandas' C parser splits on spaces and tabs only, so files with
+# \v or \f go to the line scan.
+_FIELD_SEP_CHARS = " \t\v\f"
+_FIELD_SEP_RE = re.compile(r"[ \t\v\f]+")
+_RARE_SEPARATORS = (b"\v", b"\f")
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -266,18 +274,21 @@ def _canonical(topic, docno, values: dict, fmt: _Format) -> pd.DataFrame:
 def _read_file(path, fmt: _Format) -> pd.DataFrame:
     """Read a qrels or run file: fast path, falling back to the precise scan."""
     label = os.fsdecode(path)
-    compression = _detect_compression(path, label, fmt)
-    frame = _read_file_fast(path, fmt, compression)
+    data = _load_bytes(path, label, fmt)
+    frame = _read_file_fast(data, fmt)
     if frame is not None:
         return frame
-    return _read_file_slow(path, label, fmt, compression)
+    return _read_file_slow(data, label, fmt)
 
 
-def _detect_compression(path, label: str, fmt: _Format) -> str | None:
-    """Return ``"gzip"`` if the file starts with the gzip magic bytes, else None."""
+def _load_bytes(path, label: str, fmt: _Format) -> bytes:
+    """Return the (decompressed) content of the file.
+
+    Gzip is recognised by its magic bytes, whatever the file's suffix.
+    """
     try:
         with open(path, "rb") as fh:
-            head = fh.read(len(_GZIP_MAGIC))
+            data = fh.read()
     except FileNotFoundError:
         raise FileNotFoundError(
             errno.ENOENT,
@@ -289,36 +300,51 @@ def _detect_compression(path, label: str, fmt: _Format) -> str | None:
         raise InputError(
             f"{label} is a directory, not a TREC {fmt.kind} file ({fmt.layout})"
         ) from None
-    return "gzip" if head == _GZIP_MAGIC else None
+    if data.startswith(_GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(
+                f"{label}: starts like a gzip file but cannot be decompressed "
+                f"({exc}); accepted: plain text or gzip"
+            ) from None
+    return data
 
 
-def _read_file_fast(path, fmt: _Format, compression: str | None) -> pd.DataFrame | None:
+def _read_file_fast(data: bytes, fmt: _Format) -> pd.DataFrame | None:
     """Parse with pandas' C parser; return None if anything looks wrong."""
+    if any(sep in data for sep in _RARE_SEPARATORS):
+        return None
     dtype = {i: str for i in range(fmt.ncols)}
     for field, _, kind in fmt.numeric:
         dtype[field] = "int64" if kind == "int" else "float64"
     try:
-        raw = pd.read_csv(
-            path,
-            sep=r"\s+",
-            header=None,
-            engine="c",
-            dtype=dtype,
-            compression=compression,
-            quoting=csv.QUOTE_NONE,
-            na_filter=False,
-            encoding="utf-8",
-        )
-    except (ValueError, EOFError, OSError, zlib.error):
-        # ParserError, EmptyDataError and UnicodeDecodeError are ValueErrors;
-        # a corrupt gzip stream raises OSError/EOFError/zlib.error.
+        with warnings.catch_warnings():
+            # e.g. "invalid value encountered in cast" for a rank of 1e400
+            warnings.simplefilter("ignore", RuntimeWarning)
+            raw = pd.read_csv(
+                io.BytesIO(data),
+                sep=r"\s+",
+                header=None,
+                engine="c",
+                dtype=dtype,
+                compression=None,
+                quoting=csv.QUOTE_NONE,
+                na_filter=False,
+                encoding="utf-8",
+                low_memory=False,
+            )
+    except Exception:  # noqa: BLE001 - any failure: the line scan explains it
+        # ParserError, EmptyDataError, UnicodeDecodeError, failed conversions
+        # (ValueError), huge integers (OverflowError), ...
         return None
     if raw.shape[1] != fmt.ncols or raw.empty:
         return None
-    # A short line leaves its last fields empty (na_filter=False).
-    for field in range(fmt.ncols):
-        if field not in (f for f, _, _ in fmt.numeric) and (raw[field] == "").any():
-            return None
+    # A short line leaves its last field empty (na_filter=False) or, if that
+    # field is numeric, fails its conversion above.
+    last = fmt.ncols - 1
+    if dtype[last] is str and (raw[last] == "").any():
+        return None
     values = {}
     for field, column, kind in fmt.numeric:
         array = raw[field].to_numpy()
@@ -328,12 +354,20 @@ def _read_file_fast(path, fmt: _Format, compression: str | None) -> pd.DataFrame
             return None
         values[column] = array
     frame = _canonical(raw[_TOPIC_FIELD], raw[_DOCNO_FIELD], values, fmt)
-    if frame.duplicated(["topic", "docno"]).any():
+    if _has_duplicates(frame):
         return None
     return frame
 
 
-def _read_file_slow(path, label: str, fmt: _Format, compression: str | None) -> pd.DataFrame:
+def _has_duplicates(frame: pd.DataFrame) -> bool:
+    """True if a ``(topic, docno)`` pair occurs twice (vectorised)."""
+    topic_codes, _ = pd.factorize(frame["topic"].to_numpy())
+    docno_codes, docnos = pd.factorize(frame["docno"].to_numpy())
+    keys = topic_codes.astype(np.int64) * len(docnos) + docno_codes
+    return len(pd.unique(keys)) != len(keys)
+
+
+def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
     """Scan the file line by line; raise InputError at the first bad line.
 
     If no line is at fault (the fast path failed for a reason the scan does
@@ -343,8 +377,8 @@ def _read_file_slow(path, label: str, fmt: _Format, compression: str | None) -> 
     docnos: list[str] = []
     values: dict[str, list] = {column: [] for _, column, _ in fmt.numeric}
     first_seen: dict[tuple[str, str], int] = {}
-    for lineno, line in _physical_lines(path, label, compression):
-        stripped = line.strip(" \t")
+    for lineno, line in _physical_lines(data, label):
+        stripped = line.strip(_FIELD_SEP_CHARS)
         if not stripped:
             continue
         fields = _FIELD_SEP_RE.split(stripped)
@@ -378,19 +412,8 @@ def _read_file_slow(path, label: str, fmt: _Format, compression: str | None) -> 
     return _canonical(topics, docnos, values, fmt)
 
 
-def _physical_lines(path, label: str, compression: str | None):
-    """Yield ``(line number, text)`` for each physical line of the file."""
-    try:
-        if compression == "gzip":
-            with gzip.open(path, "rb") as fh:
-                data = fh.read()
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(
-            f"{label}: cannot be decompressed ({exc}); accepted: plain text or gzip"
-        ) from None
+def _physical_lines(data: bytes, label: str):
+    """Yield ``(line number, text)`` for each physical line of the content."""
     if data.startswith(_UTF8_BOM):
         data = data[len(_UTF8_BOM):]
     # bytes.splitlines() splits on \n, \r\n and \r only, like pandas.
@@ -400,7 +423,7 @@ def _physical_lines(path, label: str, compression: str | None):
         except UnicodeDecodeError as exc:
             raise InputError(
                 f"{label}, line {lineno}: not valid UTF-8 text ({exc.reason} at byte "
-                f"{exc.start}); accepted: UTF-8 text"
+                f"{exc.start} of the line); accepted: UTF-8 text"
             ) from None
         yield lineno, text
 
@@ -409,7 +432,8 @@ def _parse_token(token: str, column: str, kind: str):
     """Parse one numeric field; raise _Problem naming the column and token."""
     if kind == "int":
         if _INT_RE.match(token):
-            value = int(token)
+            # more than 20 characters cannot be an int64 (and would be slow)
+            value = int(token) if len(token) <= 20 else _INT64_MAX + 1
         elif _FLOAT_RE.match(token) and float(token).is_integer():
             value = int(float(token))
         else:
@@ -565,9 +589,8 @@ def _validate(
 def _string_column(series: pd.Series, name: str, where) -> np.ndarray:
     """Convert topic or docno values to str; reject missing and empty ids."""
     if pd.api.types.is_float_dtype(series.dtype):
-        array = series.to_numpy()
-        finite = np.isfinite(array)
-        if finite.all() and (array == np.floor(array)).all():
+        array = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isfinite(array).all() and (array == np.floor(array)).all():
             # e.g. integer qids that went through a float column: 301.0 -> '301'
             series = series.astype(np.int64)
     missing = series.isna().to_numpy()
