@@ -21,8 +21,8 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ._numba import jit
-from ._tokenize import field_keys, keys_equal_rows, read_run_arrays
+from ._join import group_by_cell, organise_cells
+from ._tokenize import field_keys, read_run_arrays
 from .errors import InputError
 from .readers import read_qrels, read_run, run_name
 
@@ -131,31 +131,7 @@ def _run_arrays(source):
         if arrays is not None:
             return arrays
     frame = read_run(source)  # the careful reader: precise errors, every accepted form
-    return _encode(frame["topic"]), _encode(frame["docno"]), frame["score"].to_numpy(np.float64)
-
-
-def _doc_codes(docs: np.ndarray) -> tuple[np.ndarray, int]:
-    """Dense codes of docnos whose order is bytewise docno order (trec_eval's strcmp)."""
-    keys = field_keys(docs)
-    if keys.shape[1] == 1:
-        uniques, codes = np.unique(keys[:, 0], return_inverse=True)
-        return codes.astype(np.int64), len(uniques)
-    order = np.lexsort(keys.T[::-1])
-    new = ~keys_equal_rows(keys[order])
-    codes = np.empty(len(docs), dtype=np.int64)
-    codes[order] = np.cumsum(new) - 1
-    return codes, int(new.sum())
-
-
-@jit()
-def _first_duplicate(cells, docs, n_docs):
-    """Position of the first document seen twice in one cell (rows grouped by cell), or -1."""
-    seen = np.full(n_docs, -1, dtype=np.int64)
-    for k in range(cells.shape[0]):
-        if seen[docs[k]] == cells[k]:
-            return k
-        seen[docs[k]] = cells[k]
-    return -1
+    return _encode(frame["topic"]), _encode(frame["docno"]), frame["score"].to_numpy(np.float64).astype(np.float32)
 
 
 def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None) -> Collection:
@@ -197,10 +173,12 @@ def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None
     topics = sorted(set(q["topic"].tolist()))
     topic_index = {t: i for i, t in enumerate(topics)}
     grades, grade_codes = np.unique(q["grade"].to_numpy(np.float64), return_inverse=True)
+    grade_codes = grade_codes.reshape(-1)
     n_topics, n_runs = len(topics), len(arrays)
+    n_cells = n_runs * n_topics
 
     missing, ignored = {}, {}
-    run_idx, topic_code, docs, scores = [], [], [], []
+    cells, docs, scores = [], [], []
     for r, (name, (r_topics, r_docs, r_scores)) in enumerate(zip(names, arrays)):
         uniques, inverse = np.unique(r_topics, return_inverse=True)
         labels = [u.decode("utf-8", "surrogateescape") for u in uniques]
@@ -209,44 +187,38 @@ def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None
         ignored[name] = tuple(sorted(label for label, c in zip(labels, codes) if c < 0))
         t_code = codes[inverse.reshape(-1)]
         keep = t_code >= 0
-        run_idx.append(np.full(int(keep.sum()), r, dtype=np.int64))
-        topic_code.append(t_code[keep])
+        cells.append(r * n_topics + t_code[keep])
         docs.append(r_docs[keep])
         scores.append(r_scores[keep])
-    run_idx = np.concatenate(run_idx)
-    topic_code = np.concatenate(topic_code)
-    r_score = np.concatenate(scores)
+    cells = np.concatenate(cells)
+    scores = np.concatenate(scores).astype(np.float32)  # trec_eval keeps scores as C floats
 
-    # one docno coding for qrels and runs, in bytewise order
+    # docnos as integer keys whose order is bytewise order; the same width for qrels and runs
+    q_docs = _encode(q["docno"])
+    docs = np.concatenate(docs)
+    width = max(q_docs.dtype.itemsize, docs.dtype.itemsize)
+    n_chunks = -(-width // 8)
+    keys = field_keys(docs, n_chunks)
+    q_keys = field_keys(q_docs, n_chunks)
     q_topic = np.array([topic_index[t] for t in q["topic"].tolist()], dtype=np.int64)
-    doc_code, n_docs = _doc_codes(np.concatenate([_encode(q["docno"])] + docs))
-    q_doc, r_doc = doc_code[: len(q)], doc_code[len(q):]
+    q_order = np.lexsort(tuple(q_keys[:, j] for j in range(n_chunks - 1, -1, -1)) + (q_topic,))
+    q_lengths = np.bincount(q_topic, minlength=n_topics).astype(np.int64)
+    q_starts = np.zeros(n_topics, dtype=np.int64)
+    np.cumsum(q_lengths[:-1], out=q_starts[1:])
 
-    # join: the grade code of every retrieved document (unjudged: len(grades))
-    q_key = q_topic * n_docs + q_doc
-    sorter = np.argsort(q_key, kind="stable")
-    q_key_sorted = q_key[sorter]
-    r_key = topic_code * n_docs + r_doc
-    hit = np.minimum(np.searchsorted(q_key_sorted, r_key), len(q_key_sorted) - 1)
-    found = q_key_sorted[hit] == r_key
-    r_grade = np.where(found, grade_codes.reshape(-1)[sorter][hit], len(grades)).astype(np.int32)
-
-    cell = run_idx * n_topics + topic_code
-    if order == "trec_eval":
-        perm = np.lexsort((-r_doc, -r_score.astype(np.float32), cell))
-    else:
-        perm = np.argsort(cell, kind="stable")
-    dup = _first_duplicate(cell[perm], r_doc[perm], n_docs)
-    if dup >= 0:
-        _raise_duplicate(named, names, int(run_idx[perm][dup]), topics[topic_code[perm][dup]])
-    codes = np.ascontiguousarray(r_grade[perm])
-
-    lengths = np.bincount(cell, minlength=n_runs * n_topics).astype(np.int64)
-    starts = np.zeros(n_runs * n_topics, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
+    idx, starts, lengths = group_by_cell(cells, n_cells)
+    codes = np.empty(len(cells), dtype=np.int32)
+    dup = np.empty(n_cells, dtype=np.int64)
+    organise_cells(idx, starts, lengths, n_topics, scores, keys, np.ascontiguousarray(q_keys[q_order]),
+                   q_starts, q_lengths, grade_codes[q_order].astype(np.int32), len(grades),
+                   order == "trec_eval", codes, dup)
+    bad = np.flatnonzero(dup >= 0)
+    if len(bad):
+        run, topic = divmod(int(bad[0]), n_topics)
+        _raise_duplicate(named, names, run, topics[topic])
 
     judged = np.zeros((n_topics, len(grades)), dtype=np.int64)
-    np.add.at(judged, (q_topic, grade_codes.reshape(-1)), 1)
+    np.add.at(judged, (q_topic, grade_codes), 1)
 
     return Collection(
         topics=tuple(topics),
