@@ -1,0 +1,129 @@
+"""Hypothesis strategies for qrels, runs and metrics.
+
+Everything is built from small integers and short lists, so failing examples
+shrink to readable ones (few topics, short rankings, small grades). The data
+covers what breaks metric code: score ties, unjudged documents, empty
+rankings (a run missing a topic), topics without relevant documents, and graded
+gains.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from hypothesis import strategies as st
+
+from ..aggregations import ERG, ETG, PE, Avg, ERRAgg, Fin, Max
+from ..browsing import AP, DCG, ERR, INST, RBP, Precision
+from ..gains import Binary, Exponential, Linear, Table
+from ..metric import Metric
+
+__all__ = ["collections", "rankings", "metrics", "browsing_models", "aggregations", "gain_maps"]
+
+
+def _check_positive(name, value, minimum=1):
+    if not isinstance(value, int) or value < minimum:
+        from hypothesis.errors import InvalidArgument
+
+        raise InvalidArgument(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+@st.composite
+def rankings(draw, *, max_depth: int = 20, max_grade: int = 3, max_pool: int = 30):
+    """One topic: ``(ranking, judged)``.
+
+    ``ranking`` lists the grade of each ranked document in rank order (None for
+    an unjudged document; possibly empty); ``judged`` lists the grades of all
+    judged documents of the topic (the ranked judged ones among them).
+    """
+    _check_positive("max_depth", max_depth, 0)
+    _check_positive("max_grade", max_grade)
+    n_judged = draw(st.integers(1, max_pool))
+    judged = draw(st.lists(st.integers(0, max_grade), min_size=n_judged, max_size=n_judged))
+    n_ranked = draw(st.integers(0, max_depth))
+    picks = draw(st.lists(st.integers(-(n_judged // 2) - 1, n_judged - 1), min_size=n_ranked, max_size=n_ranked))
+    ranking, used = [], set()
+    for p in picks:  # negative picks are unjudged documents
+        if p < 0:
+            ranking.append(None)
+        elif p not in used:
+            used.add(p)
+            ranking.append(judged[p])
+    return ranking, judged
+
+
+@st.composite
+def collections(draw, *, max_topics: int = 4, max_runs: int = 3, max_depth: int = 20, max_grade: int = 3):
+    """``(qrels, runs)``: a qrels DataFrame (topic, docno, grade) and a dict of run DataFrames
+    (topic, docno, score), with ties, unjudged documents, missing topics and topics
+    without relevant documents."""
+    for name, value in (("max_topics", max_topics), ("max_runs", max_runs), ("max_grade", max_grade)):
+        _check_positive(name, value)
+    _check_positive("max_depth", max_depth, 0)
+    n_topics = draw(st.integers(1, max_topics))
+    q_rows, pools = [], []
+    for t in range(n_topics):
+        grades = draw(st.lists(st.integers(0, max_grade), min_size=1, max_size=max_depth + 5))
+        docs = [f"d{t}_{j}" for j in range(len(grades))]
+        q_rows += [(f"q{t}", d, float(g)) for d, g in zip(docs, grades)]
+        pools.append(docs + [f"u{t}_{j}" for j in range(max(1, len(grades) // 2))])  # u*: unjudged
+    qrels = pd.DataFrame(q_rows, columns=["topic", "docno", "grade"])
+    runs = {}
+    for r in range(draw(st.integers(1, max_runs))):
+        rows = []
+        for t, pool in enumerate(pools):
+            picked = draw(st.lists(st.sampled_from(pool), unique=True, max_size=min(max_depth, len(pool))))
+            scores = draw(st.lists(st.integers(0, 4), min_size=len(picked), max_size=len(picked)))  # ties
+            rows += [(f"q{t}", d, float(s)) for d, s in zip(picked, scores)]
+        if not rows:
+            rows = [("q0", pools[0][0], 1.0)]
+        runs[f"r{r}"] = pd.DataFrame(rows, columns=["topic", "docno", "score"])
+    return qrels, runs
+
+
+def browsing_models():
+    """Every browsing model with valid parameters."""
+    return st.one_of(
+        st.builds(Precision, k=st.integers(1, 12)),
+        st.builds(DCG, k=st.integers(1, 12)),
+        st.builds(RBP, p=st.floats(0.05, 0.95)),
+        st.builds(INST, T=st.floats(0.25, 5.0)),
+        st.builds(AP, R=st.sampled_from(["qrels", "retrieved"])),
+        st.just(ERR()),
+    )
+
+
+def aggregations():
+    """Every aggregation with valid parameters."""
+    return st.one_of(
+        st.sampled_from([ERG(), ETG(), Avg(), Max(), Fin(), ERRAgg()]),
+        st.builds(PE, beta=st.floats(0.0, 1.0)),
+    )
+
+
+def gain_maps(max_grade: int = 3):
+    """Gain maps that send grades 0..max_grade into [0, 1]."""
+    return st.one_of(
+        st.just(Linear()),
+        st.builds(Linear, gmax=st.integers(max_grade, max_grade + 3)),
+        st.builds(Exponential, gmax=st.integers(max_grade, max_grade + 2)),
+        st.builds(Binary, threshold=st.integers(1, max_grade)),
+        st.lists(st.floats(0.0, 1.0), min_size=max_grade + 1, max_size=max_grade + 1).map(
+            lambda v: Table({g: x for g, x in enumerate(v)})
+        ),
+    )
+
+
+def metrics(max_grade: int = 3, constant: bool = True):
+    """Metrics with every option drawn (options may stay unset)."""
+    options = st.fixed_dictionaries(
+        {},
+        optional={
+            "gain": gain_maps(max_grade),
+            "cutoff": st.integers(1, 25),
+            "depth": st.integers(1, 30),
+            "stop": st.booleans(),
+            "normalize": st.sampled_from(["ideal", "none"]),
+        },
+    )
+    built = st.builds(lambda b, a, o: Metric(b, a, **o), browsing_models(), aggregations(), options)
+    return built if constant else built.filter(lambda m: not m.is_constant)

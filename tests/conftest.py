@@ -1,0 +1,37 @@
+"""Shared fixtures: the location of ../shared/data and Hypothesis profiles.
+
+Hypothesis runs with ``deadline=None``: numba compiles (or loads from its cache)
+on the first example, which would trip a per-example deadline.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("default", deadline=None, max_examples=60,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("ci", deadline=None, max_examples=120, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("dev", deadline=None, max_examples=20,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+#: ../shared/data beside the repository (absent on a bare checkout: those tests skip)
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def shared_path(*parts) -> Path:
+    """A path under ../shared/data, or skip the test when it is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"needs {path} (the shared TREC data beside the repository)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def mini():
+    """The DL19 mini collection: (qrels path, sorted run paths, reference-outputs dir)."""
+    root = shared_path("trec-dl-2019-passage-mini")
+    return root / "qrels" / "qrels.dl19-passage.txt", sorted((root / "runs").iterdir()), root / "reference-outputs"

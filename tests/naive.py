@@ -1,0 +1,131 @@
+"""Slow, obviously correct reference implementations (the oracle for the kernels).
+
+Everything here is transcribed from SPEC section 2 with plain Python loops and
+no shared code with cwla's kernels: C(i) per browsing model, V, L, E, A(i) per
+aggregation, score = sum L(i) A(i); AP's R factor, ideal normalisation and
+residuals; plus the textbook formulas of P@k, DCG, RBP, AP, ERR and nDCG.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def continuation(model: str, param, r: list[float], H: int, stop: bool) -> list[float]:
+    """C(1..H) for gains r (len H)."""
+    C = []
+    cg = 0.0
+    S = [0.0] * (H + 2)  # S[i] = sum_{i<=j<=H} r_j / j, 1-based; S[H+1] = 0
+    for i in range(H, 0, -1):
+        S[i] = S[i + 1] + r[i - 1] / i
+    for i in range(1, H + 1):
+        cg += r[i - 1]
+        if model == "Precision":
+            c = 1.0 if i < param else 0.0
+        elif model == "DCG":
+            c = math.log2(i + 1) / math.log2(i + 2) if i < param else 0.0
+        elif model == "RBP":
+            c = param
+        elif model == "INST":
+            T = param
+            Ti = T - cg
+            c = ((i - 1 + T + Ti) / (i + T + Ti)) ** 2
+        elif model == "AP":
+            c = S[i + 1] / S[i] if S[i] > 0 else 0.0
+        elif model == "ERR":
+            c = 1.0 - r[i - 1]
+        else:
+            raise ValueError(model)
+        if stop and i == H:
+            c = 0.0
+        C.append(c)
+    return C
+
+
+def weights(model, param, r, H, stop):
+    """(V, L, E) for gains r padded to H."""
+    C = continuation(model, param, r, H, stop)
+    V = [1.0]
+    for i in range(1, H):
+        V.append(V[-1] * C[i - 1])
+    L = [V[i] * (1.0 - C[i]) for i in range(H)]
+    return V, L, sum(V)
+
+
+def aggregation(agg: str, beta, r, i, E):
+    """A(i), 1-based i."""
+    seen = r[:i]
+    cg = sum(seen)
+    if agg == "ERG":
+        return cg / E
+    if agg == "ETG":
+        return cg
+    if agg == "avg":
+        return cg / i
+    if agg == "max":
+        return max(seen)
+    if agg == "fin":
+        return seen[-1]
+    if agg == "PE":
+        return beta * max(seen) + (1 - beta) * seen[-1]
+    if agg == "ERR":
+        return 1.0 / i
+    raise ValueError(agg)
+
+
+def cwl_score(model, param, agg, beta, gains, H, stop, cutoff=None, pad=0.0, ap_R=None, judged_total=0.0):
+    """score = sum_{i<=H} L(i) A(i) for one ranking.
+
+    gains: the ranking's gains in rank order (unjudged already mapped);
+    positions past the (cut) ranking up to H get ``pad``; ``ap_R`` "qrels"
+    multiplies AP by R_ret / R with R = ``judged_total`` (plus, for the upper
+    bound, the gain added by padding/unjudged, passed in by the caller).
+    """
+    r = list(gains[: cutoff if cutoff is not None else len(gains)])[:H]
+    r = r + [pad] * (H - len(r))
+    V, L, E = weights(model, param, r, H, stop)
+    score = sum(L[i - 1] * aggregation(agg, beta, r, i, E) for i in range(1, H + 1))
+    if model == "AP" and ap_R == "qrels":
+        r_ret = sum(r)
+        score = score * r_ret / judged_total if judged_total > 0 else 0.0
+    return score
+
+
+# ---- textbook formulas -------------------------------------------------------------
+
+
+def precision_at(rel: list[int], k: int) -> float:
+    return sum(rel[:k]) / k
+
+
+def dcg_at(gains: list[float], k: int) -> float:
+    return sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
+
+
+def rbp(gains: list[float], p: float) -> float:
+    return (1 - p) * sum(g * p**i for i, g in enumerate(gains))
+
+
+def average_precision(rel: list[int], n_relevant: int) -> float:
+    if n_relevant == 0:
+        return 0.0
+    hits, total = 0, 0.0
+    for i, x in enumerate(rel, start=1):
+        if x:
+            hits += 1
+            total += hits / i
+    return total / n_relevant
+
+
+def err_at(gains: list[float], k: int) -> float:
+    """Chapelle et al. 2009: sum_i 1/i R_i prod_{j<i} (1 - R_j)."""
+    score, keep = 0.0, 1.0
+    for i, g in enumerate(gains[:k], start=1):
+        score += keep * g / i
+        keep *= 1 - g
+    return score
+
+
+def ndcg_at(grades: list[float], all_judged: list[float], k: int) -> float:
+    ideal = dcg_at(sorted(all_judged, reverse=True), k)
+    return dcg_at(grades, k) / ideal if ideal > 0 else 0.0
