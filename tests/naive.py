@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pandas as pd
+
 
 def continuation(model: str, param, r: list[float], H: int, stop: bool) -> list[float]:
     """C(1..H) for gains r (len H)."""
@@ -129,3 +132,26 @@ def err_at(gains: list[float], k: int) -> float:
 def ndcg_at(grades: list[float], all_judged: list[float], k: int) -> float:
     ideal = dcg_at(sorted(all_judged, reverse=True), k)
     return dcg_at(grades, k) / ideal if ideal > 0 else 0.0
+
+
+# ---- building inputs -------------------------------------------------------------
+
+
+def frames(ranking, judged):
+    """One-topic qrels and run DataFrames (run in rank order; evaluate with order="file") for a
+    ranking of grades (None = unjudged) and the grades of all judged documents."""
+    qrels = pd.DataFrame({"topic": "t", "docno": [f"j{i}" for i in range(len(judged))], "grade": judged})
+    docs, unjudged = [], 0
+    lookup = {}
+    for i, g in enumerate(judged):
+        lookup.setdefault(g, []).append(f"j{i}")
+    for g in ranking:
+        if g is None:
+            docs.append(f"u{unjudged}")
+            unjudged += 1
+        else:
+            docs.append(lookup[g].pop())
+    run = pd.DataFrame({"topic": "t", "docno": docs, "score": np.arange(len(docs), 0, -1, dtype=float)})
+    if run.empty:  # a run must hold a line: retrieve for another topic only, so topic t is missing
+        run = pd.DataFrame({"topic": ["other"], "docno": ["x"], "score": [1.0]})
+    return qrels, run
