@@ -35,6 +35,8 @@ class Evaluation:
     ----------
     metrics : tuple of Metric
         The metrics as evaluated (every option resolved).
+    requested : tuple of Metric
+        The metrics as given (options left unset stay None).
     labels : tuple of str
         One label per metric: the text the user gave, or the canonical text.
     runs, topics : tuple of str
@@ -48,6 +50,7 @@ class Evaluation:
     """
 
     metrics: tuple
+    requested: tuple
     labels: tuple
     runs: tuple
     topics: tuple
@@ -62,8 +65,8 @@ class Evaluation:
         if isinstance(metric, str) and metric in self.labels:
             return self.labels.index(metric)
         m = metric if isinstance(metric, Metric) else parse_metric(metric)
-        for i, (label, own) in enumerate(zip(self.labels, self.metrics)):
-            if own == m or label == str(m):
+        for i, (label, own, asked) in enumerate(zip(self.labels, self.metrics, self.requested)):
+            if m in (own, asked) or label == str(m):
                 return i
         raise KeyError(f"{metric!r} is not among the evaluated metrics {list(self.labels)}")
 
@@ -271,6 +274,7 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         hi = np.where(norm[:, None, None], hi * scale, hi)
     return Evaluation(
         metrics=tuple(resolved),
+        requested=tuple(parsed),
         labels=tuple(labels),
         runs=col.runs,
         topics=col.topics,

@@ -74,7 +74,7 @@ class GainMap:
         if bad.any():
             g, r = grades[bad][0], out[bad][0]
             raise GainRangeError(
-                f"gain map {self} maps grade {_fmt(g)} to {r!r}, outside [0, 1]; "
+                f"gain map {self} maps grade {_fmt(g)} to {float(r)!r}, outside [0, 1]; "
                 f"gains must lie in [0, 1]: raise gmax, or use binary(threshold) or a table"
             )
         return out
