@@ -1,0 +1,332 @@
+"""The ``cwla`` command: evaluate TREC runs from the shell, or run a demonstration.
+
+Usage::
+
+    cwla eval QRELS RUN [RUN ...] [-m METRIC ...] [--gain G] [--cutoff K] [--depth H]
+              [--stop] [--per-topic] [--order trec_eval|file]
+    cwla demo [--topics N] [--runs N] [--seed S]
+    cwla --version
+
+``cwla eval`` prints a tab-separated table ``run, topic, metric, value, residual``
+to stdout: per-topic rows (with ``--per-topic``) and then one row per run and
+metric with topic ``all``, the mean over the qrels topics. Metrics are written as
+in :func:`cwla.parse_metric` (``nDCG@10``, ``'RBP(p=0.8)+ERG[cutoff=5]'``,
+``INST_PE``); ``--gain``, ``--cutoff``, ``--depth`` and ``--stop`` apply to every
+metric that does not set the option itself. Problems with the input go to
+stderr as ``cwla: error: ...`` with exit code 2.
+
+``cwla demo`` evaluates Chen & Sakai's 39 C/W/L/A metrics on the built-in
+synthetic collection (:mod:`cwla.synthetic`); it reads no file and needs no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import time
+import warnings
+
+from . import __version__
+from .errors import CwlaError
+
+__all__ = ["main"]
+
+PROG = "cwla"
+HEADER = ("run", "topic", "metric", "value", "residual")
+DEFAULT_METRIC = "nDCG@10"
+_USER_ERRORS = (CwlaError, OSError, TypeError, ValueError)
+
+
+def main(argv=None) -> int:
+    """Run the ``cwla`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success, 2 on a usage or input error.
+    """
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version and usage errors
+        return _exit_code(exit_)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except _USER_ERRORS as err:
+        print(f"{PROG}: error: {_message(err)}", file=sys.stderr)
+        return 2
+
+
+def _exit_code(exit_: SystemExit) -> int:
+    code = exit_.code
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 2
+
+
+def _message(err: BaseException) -> str:
+    """The user-facing text of an error (file errors: ``path: what is wrong``)."""
+    if isinstance(err, OSError) and not isinstance(err, CwlaError) and err.filename is not None:
+        return f"{err.filename}: {err.strerror or err}"
+    return str(err).rstrip("\n")
+
+
+def _silence_stdout():
+    """After a closed pipe (``cwla eval ... | head``): no second error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+# ---------------------------------------------------------------------------
+# argument parsing
+# ---------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="C/W/L/A evaluation metrics for information retrieval (TREC qrels and runs).",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _eval_parser(commands)
+    _demo_parser(commands)
+    return parser
+
+
+def _eval_parser(commands):
+    p = commands.add_parser(
+        "eval",
+        help="evaluate TREC run files against a qrels file",
+        description="Evaluate TREC run files; prints TSV (run, topic, metric, value, residual) to stdout. "
+                    "Options apply to every metric that does not set them itself.",
+        epilog="examples: cwla eval qrels.txt run1 run2 -m nDCG@10 -m 'P(rel=2)@10' -m INST_PE;  "
+               "cwla eval qrels.txt run1 -m 'RBP(p=0.8)+ERG' --gain binary:2 --cutoff 10 --per-topic",
+    )
+    p.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno grade), plain or gzip")
+    p.add_argument("runs", metavar="RUN", nargs="+",
+                   help="run files (qid Q0 docno rank score tag); the run name is the file name without .gz")
+    p.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
+                   help=f"a metric text, repeatable (default: {DEFAULT_METRIC}); e.g. nDCG@10, 'P(rel=2)@10', "
+                        "AP, INST_PE, 'RBP(p=0.8)+ERG[cutoff=5]'")
+    p.add_argument("--gain", metavar="GAIN",
+                   help="gain map: linear:GMAX, exponential:GMAX, binary:THRESHOLD or a canonical gain text "
+                        "(default: linear, gmax = the largest qrels grade)")
+    p.add_argument("--cutoff", metavar="K", type=int, help="keep the first K documents of each ranking")
+    p.add_argument("--depth", metavar="H", type=int, help="the user model's horizon H (default 1000)")
+    p.add_argument("--stop", action="store_true", help="the user surely stops at H: C(H) = 0")
+    p.add_argument("--per-topic", action="store_true", help="also print one row per topic")
+    p.add_argument("--order", choices=("trec_eval", "file"), default="trec_eval",
+                   help="document order: trec_eval (score descending, ties by docno descending; default) "
+                        "or file (the order of the lines)")
+    p.set_defaults(func=_cmd_eval)
+
+
+def _demo_parser(commands):
+    p = commands.add_parser(
+        "demo",
+        help="Chen & Sakai's 39 metrics on the built-in synthetic collection",
+        description="Build the synthetic collection (cwla.synthetic) in memory and print the per-run means "
+                    "of Chen & Sakai's 39 C/W/L/A metrics. Reads no file.",
+    )
+    p.add_argument("--topics", type=int, default=30, metavar="N", help="number of topics (default 30)")
+    p.add_argument("--runs", type=int, default=12, metavar="N", help="number of runs (default 12)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.set_defaults(func=_cmd_demo)
+
+
+# ---------------------------------------------------------------------------
+# cwla eval
+# ---------------------------------------------------------------------------
+
+
+def _cmd_eval(args) -> int:
+    from .evaluation import as_metrics, evaluate
+    from .gains import parse_gain
+
+    metrics = args.metrics or [DEFAULT_METRIC]
+    parsed, labels = as_metrics(metrics)  # syntax errors before any file is read
+    gain = parse_gain(args.gain) if args.gain is not None else None
+    for option in ("cutoff", "depth"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            raise ValueError(f"--{option} must be an integer >= 1, got {value}")
+    given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": True if args.stop else None}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate(args.qrels, args.runs, metrics, gain=gain, cutoff=args.cutoff, depth=args.depth,
+                      stop=given["stop"], order=args.order)
+    sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
+    sys.stdout.flush()
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    for line in _option_notes(given, parsed, labels) + _topic_notes(ev):
+        print(line, file=sys.stderr)
+    return 0
+
+
+def _option_notes(given: dict, parsed, labels) -> list[str]:
+    """One line per command-line option that some metric overrides with its own setting."""
+    lines = []
+    for option, value in given.items():
+        if value is None:
+            continue
+        own = [label for label, m in zip(labels, parsed) if getattr(m, option) is not None]
+        if own:
+            shown = "" if option == "stop" else f" {value}"
+            lines.append(f"{PROG}: note: --{option}{shown} not applied to {', '.join(map(repr, own))} "
+                         f"(set{'s' if len(own) == 1 else ''} {option} itself)")
+    return lines
+
+
+def _tsv(frame) -> str:
+    """The table as TSV text: the header line, then one line per row, values with 6 decimals."""
+    lines = ["\t".join(HEADER)]
+    for run, topic, metric, value, residual in zip(
+        frame["run"].tolist(), frame["topic"].tolist(), frame["metric"].tolist(),
+        frame["value"].tolist(), frame["residual"].tolist(),
+    ):
+        lines.append(f"{run}\t{topic}\t{metric}\t{_fixed(value)}\t{_fixed(residual)}")
+    return "\n".join(lines) + "\n"
+
+
+def _fixed(x: float) -> str:
+    """``%.6f``, without a sign on zero (a residual of -1e-17 prints as 0.000000)."""
+    text = "%.6f" % x
+    return "0.000000" if text == "-0.000000" else text
+
+
+def _count(n: int, singular: str, plural: str) -> str:
+    return f"{n} {singular if n == 1 else plural}"
+
+
+def _topic_notes(ev) -> list[str]:
+    """One line per run with qrels topics missing or run topics ignored."""
+    lines = []
+    for run in ev.runs:
+        missing, ignored = len(ev.missing_topics.get(run, ())), len(ev.ignored_topics.get(run, ()))
+        parts = []
+        if missing:
+            parts.append(_count(missing, "qrels topic", "qrels topics") + " missing (scored 0)")
+        if ignored:
+            parts.append(_count(ignored, "run topic", "run topics") + " not in qrels (ignored)")
+        if parts:
+            lines.append(f"{PROG}: run {run!r}: " + ", ".join(parts))
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# cwla demo
+# ---------------------------------------------------------------------------
+
+
+def _cmd_demo(args) -> int:
+    import cwla
+    from . import synthetic
+
+    compile_s = _warm_kernels()
+    qrels, runs = synthetic.collection(n_topics=args.topics, n_runs=args.runs, seed=args.seed)
+    t0 = time.perf_counter()
+    col = cwla.prepare(qrels, runs)
+    t1 = time.perf_counter()
+    metrics = cwla.chen_sakai_metrics(cutoff=10, depth=10, stop=True)
+    ev = cwla.evaluate(col, metrics=metrics, gain=cwla.Linear())
+    t2 = time.perf_counter()
+    means = ev.means()
+    means.columns = cwla.chen_sakai_names()
+
+    width = _width()
+    print(_demo_header(args, qrels, col, width))
+    print()
+    for title, columns in _demo_blocks(means.columns):
+        print(title)
+        print(_block(means, columns, width))
+        print()
+    print(f"time: prepare {t1 - t0:.3f} s + evaluate {t2 - t1:.3f} s for {len(metrics)} metrics x "
+          f"{len(col.runs)} runs x {len(col.topics)} topics; one-off kernel compile/load {compile_s:.2f} s "
+          f"(cwla.warmup())")
+    return 0
+
+
+def _warm_kernels() -> float:
+    """Compile (or load from numba's cache) the scoring and preparation kernels; seconds taken."""
+    import cwla
+
+    return cwla.warmup()
+
+
+def _demo_header(args, qrels, col, width) -> str:
+    import textwrap
+
+    from .synthetic import _POOL_DEPTH
+
+    n_rel = int((qrels["grade"] > 0).sum())
+    max_grade = int(qrels["grade"].max())
+    missing = sum(1 for r in col.runs if col.missing_topics[r])
+    data = (
+        f"Data: the built-in synthetic TREC collection (cwla.synthetic.collection, seed {args.seed}; no NIST "
+        f"data): {len(col.topics)} topics, {len(qrels)} judgements on grades 0-{max_grade} from a "
+        f"depth-{_POOL_DEPTH} pool ({n_rel} relevant; one topic has none), {len(col.runs)} runs of decreasing "
+        f"latent quality (run01 is the best) with exact score ties, unjudged documents, short rankings, "
+        f"{_count(missing, 'run', 'runs')} missing a topic (scored 0) and one extra unjudged topic (ignored)."
+    )
+    grid = (
+        "Metrics: Chen & Sakai's (2023) grid of C/W/L/A metrics, 6 browsing models C(i) x 7 gain aggregations "
+        "A(i) minus the 3 constant combinations = 39, with the paper's parameters (Precision and DCG k=10, "
+        "RBP p=0.8, INST T=2.5, AP R=qrels, PE beta=0.5) and setting: cutoff 10, depth H=10, stop at H, "
+        f"linear gains (grade/{max_grade}). One block per browsing model; values are means over the "
+        f"{len(col.topics)} topics."
+    )
+    text = data + " " + grid
+    return textwrap.fill(text, width=width)
+
+
+def _demo_blocks(names) -> list[tuple[str, list[str]]]:
+    """(title, column names) per browsing model, in the paper's order."""
+    from .browsing import BROWSING_MODELS
+    from .text import CHEN_SAKAI_DEFAULTS
+
+    blocks = []
+    for model in BROWSING_MODELS:
+        columns = [n for n in names if n.split("_", 1)[0] == model]
+        blocks.append((f"{model}: C(i) = {CHEN_SAKAI_DEFAULTS[model]}", columns))
+    return blocks
+
+
+def _width() -> int:
+    return max(60, min(120, shutil.get_terminal_size((80, 24)).columns))
+
+
+def _block(means, columns, width) -> str:
+    """Runs as rows, ``columns`` as columns (3 decimals); columns wrapped in balanced chunks to fit ``width``."""
+    run_w = max(len("run"), *(len(r) for r in means.index))
+    col_w = [max(6, len(c)) for c in columns]
+    per_line = max(1, (width - run_w) // (max(col_w) + 2))
+    n_chunks = -(-len(columns) // per_line)
+    size = -(-len(columns) // n_chunks)
+    out = []
+    for start in range(0, len(columns), size):
+        chunk = list(zip(columns, col_w))[start:start + size]
+        out.append("  ".join(["run".ljust(run_w)] + [c.rjust(w) for c, w in chunk]))
+        for run in means.index:
+            cells = [f"{means.at[run, c]:.3f}".rjust(w) for c, w in chunk]
+            out.append("  ".join([run.ljust(run_w)] + cells))
+        if start + size < len(columns):
+            out.append("")
+    return "\n".join(out)
