@@ -21,6 +21,8 @@ from .grid import all_combinations, chen_sakai_metrics, chen_sakai_names
 from .metric import DEFAULTS, Metric
 from .readers import read_qrels, read_run, run_name
 from .text import parse_metric
+from .warmup import warmup
+from . import synthetic
 
 __version__ = "0.1.0"
 
@@ -32,27 +34,5 @@ __all__ = [
     "all_combinations", "chen_sakai_metrics", "chen_sakai_names",
     "read_qrels", "read_run", "run_name", "prepare", "Collection", "evaluate", "Evaluation",
     "CwlaError", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
-    "warmup",
+    "warmup", "synthetic",
 ]
-
-
-def warmup() -> float:
-    """Compile (or load from numba's on-disk cache) the scoring kernel; returns seconds taken.
-
-    The first call in a fresh environment compiles for a few seconds; afterwards
-    the cached machine code loads in well under a second.
-    """
-    import time
-
-    import numpy as np
-
-    from . import kernels
-
-    t0 = time.perf_counter()
-    one = np.zeros(1, dtype=np.int64)
-    kernels.score_cells(
-        np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int64), one, 1, 1,
-        np.array([[0, 0, -1, 1, 0, 0]], dtype=np.int64), np.array([[1.0, 0.0]]),
-        np.zeros((1, 2)), np.ones((1, 2)), np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1)),
-    )
-    return time.perf_counter() - t0

@@ -220,9 +220,11 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     metrics : Metric, str or sequence of them
         Canonical texts, Chen & Sakai names or trec_eval habits (see :func:`cwla.parse_metric`).
     gain, cutoff, depth, stop, normalize
-        Options for every metric that does not set them itself; unset everywhere:
-        ``linear`` gains (gmax = the largest grade in the qrels), no cutoff,
-        depth 1000, stop False, no normalisation. ``gain`` may be a text (``"binary:2"``).
+        Options for every metric that does not set them itself (the trec_eval-habit
+        names fix some: ``P@k``, ``AP`` binary gains, ``nDCG@k`` linear gains, cutoff and
+        normalisation, ``ERR@k`` exponential gains and cutoff). Unset everywhere:
+        ``linear`` gains (gmax = the largest grade in the qrels), no cutoff, depth 1000,
+        stop False, no normalisation. ``gain`` may be a text (``"binary:2"``).
     order : {"trec_eval", "file"}
         Document order when reading runs (see :func:`cwla.prepare`).
 
@@ -252,8 +254,8 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     if gain is not None and not isinstance(gain, GainMap):
         raise TypeError(f"The 'gain' parameter of evaluate must be a gain map or its text. Got {gain!r} instead.")
     resolved = [m.resolve(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize) for m in parsed]
-    for m in resolved:
-        m.warn_if_constant(stacklevel=3)
+    for m, label in zip(resolved, labels):
+        m.warn_if_constant(label, stacklevel=3)
 
     glo, ghi = _gain_tables(resolved, col.grades)
     relsum = glo[:, : len(col.grades)] @ col.judged.T.astype(np.float64)  # (n_metrics, n_topics)

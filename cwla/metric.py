@@ -120,10 +120,11 @@ class Metric:
             values[name] = own if own is not None else (value if value is not None else DEFAULTS[name])
         return attrs.evolve(self, **values)
 
-    def warn_if_constant(self, stacklevel=3):
+    def warn_if_constant(self, label=None, stacklevel=3):
+        """Warn (:class:`~cwla.errors.ConstantMetricWarning`) if the metric is constant."""
         if self.is_constant:
             warnings.warn(
-                f"{self} is constant: {type(self.browsing).__name__} with the ERR aggregation does not "
+                f"{label or self} is constant: {type(self.browsing).__name__} with the ERR aggregation does not "
                 f"depend on the gains (Chen & Sakai's invalid combination); it cannot rank systems",
                 ConstantMetricWarning,
                 stacklevel=stacklevel,

@@ -65,6 +65,14 @@ _GAINS = {"linear": (Linear, "gmax"), "exponential": (Exponential, "gmax"), "exp
 _OPTIONS = ("gain", "cutoff", "depth", "stop", "normalize")
 
 
+_ACCEPTED = {
+    "metric": "accepted: MODEL+AGGREGATION[options] (e.g. 'RBP(p=0.8)+ERG[cutoff=10]'), Chen & Sakai names "
+              "(e.g. 'INST_PE') or P@k, AP, nDCG@k, SDCG@k, RBP(p=..), INST(T=..), ERR@k",
+    "gain map": "accepted: linear[(gmax=X)], exponential[(gmax=X)], binary(threshold=X), table(GRADE:GAIN, ...), "
+                "or linear:X, exponential:X, binary:X",
+}
+
+
 class _Parser:
     def __init__(self, text: str, what: str = "metric"):
         if not isinstance(text, str):
@@ -88,9 +96,7 @@ class _Parser:
             pos = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
         raise MetricSyntaxError(
             f"cannot parse {self.what} {self.text!r}: {problem} at position {pos}\n"
-            f"    {self.text}\n    {' ' * pos}^\n"
-            f"accepted: MODEL+AGGREGATION[options] (e.g. 'RBP(p=0.8)+ERG[cutoff=10]'), "
-            f"Chen & Sakai names (e.g. 'INST_PE') or P@k, AP, nDCG@k, SDCG@k, RBP(p=..), INST(T=..), ERR@k"
+            f"    {self.text}\n    {' ' * pos}^\n" + _ACCEPTED[self.what]
         )
 
     def peek(self, value=None):
