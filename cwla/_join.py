@@ -2,10 +2,10 @@
 
 Docnos travel as fixed-width big-endian integer keys (see :mod:`cwla._tokenize`),
 so comparing keys chunk by chunk is comparing docnos bytewise, like trec_eval's
-``strcmp``. Per cell the documents are sorted by docno once; that order finds
-duplicated docnos, merges with the topic's judged documents (sorted the same
-way) to get grade codes, and, reversed and stably re-sorted by score, gives
-trec_eval's ranking: score descending, ties by docno descending.
+``strcmp``. Per cell the documents are sorted by docno; that order finds
+duplicated docnos and merges with the topic's judged documents (sorted the same
+way) to get grade codes. A second sort gives trec_eval's ranking: score
+descending, ties by docno descending.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from numba import prange
 
 from ._numba import jit
 
-__all__ = ["group_by_cell", "organise_cells", "sort_keys"]
+__all__ = ["group_by_cell", "organise_cells", "sort_rows"]
 
 
 @jit()
@@ -36,15 +36,6 @@ def group_by_cell(cells, n_cells):
 
 
 @jit()
-def sort_keys(rows, keys):
-    """``rows`` ordered by their keys ascending (lexicographic over chunks; stable)."""
-    order = rows.copy()
-    for j in range(keys.shape[1] - 1, -1, -1):
-        order = order[np.argsort(keys[order, j], kind="mergesort")]
-    return order
-
-
-@jit()
 def _compare(keys_a, a, keys_b, b):
     """-1, 0 or 1 as row a of keys_a is below, equal to or above row b of keys_b."""
     for j in range(keys_a.shape[1]):
@@ -55,14 +46,49 @@ def _compare(keys_a, a, keys_b, b):
     return 0
 
 
+@jit()
+def _before(a, b, by_score, scores, keys):
+    """True when row a sorts strictly before row b: by key ascending, or (``by_score``)
+    by score descending, then key descending (trec_eval's order)."""
+    if by_score:
+        if scores[a] != scores[b]:
+            return scores[a] > scores[b]
+        return _compare(keys, a, keys, b) > 0
+    return _compare(keys, a, keys, b) < 0
+
+
+@jit()
+def sort_rows(rows, by_score, scores, keys):
+    """``rows`` sorted stably (bottom-up merge sort; a plain loop keeps numba's compile time small)."""
+    n = rows.shape[0]
+    src = rows.copy()
+    dst = np.empty_like(src)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                if j < hi and (i >= mid or _before(src[j], src[i], by_score, scores, keys)):
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+        src, dst = dst, src
+        width *= 2
+    return src
+
+
 @jit(parallel=True)
 def organise_cells(idx, starts, lengths, n_topics, scores, keys, q_keys, q_starts, q_lengths, q_codes,
-                   unjudged, trec_order, out_codes, out_dup):
+                   unjudged, trec_order, row_codes, out_codes, out_dup):
     """Rank every cell and look up its grade codes.
 
     ``out_codes[starts[c] + k]`` is the grade code of the k-th ranked document of
     cell c (``unjudged`` if not in the qrels); ``out_dup[c]`` is a row index of a
-    docno that appears twice in cell c, or -1.
+    docno that appears twice in cell c, or -1. ``row_codes`` is scratch space, one
+    entry per row (each row belongs to one cell, so threads never share an entry).
     """
     for c in prange(starts.shape[0]):
         s, n = starts[c], lengths[c]
@@ -70,32 +96,22 @@ def organise_cells(idx, starts, lengths, n_topics, scores, keys, q_keys, q_start
         if n == 0:
             continue
         rows = idx[s:s + n]
-        asc = sort_keys(rows, keys)
+        asc = sort_rows(rows, False, scores, keys)
         for k in range(1, n):
             if _compare(keys, asc[k - 1], keys, asc[k]) == 0:
                 out_dup[c] = asc[k]
                 break
         # merge with the topic's judged documents, both in ascending key order
         t = c % n_topics
-        grade = np.full(n, unjudged, dtype=np.int32)
         qs, qn = q_starts[t], q_lengths[t]
         i = 0
         for k in range(n):
             while i < qn and _compare(q_keys, qs + i, keys, asc[k]) < 0:
                 i += 1
+            code = unjudged
             if i < qn and _compare(q_keys, qs + i, keys, asc[k]) == 0:
-                grade[k] = q_codes[qs + i]
-        if trec_order:
-            desc = asc[::-1].copy()
-            neg = np.empty(n, dtype=np.float64)
-            for k in range(n):
-                neg[k] = -np.float64(scores[desc[k]])
-            by_score = np.argsort(neg, kind="mergesort")
-            for k in range(n):
-                out_codes[s + k] = grade[n - 1 - by_score[k]]
-        else:
-            # file order: rows are increasing row ids, so the k-th row in file order
-            # is the k-th smallest id of asc
-            rank_of = np.argsort(asc)
-            for k in range(n):
-                out_codes[s + k] = grade[rank_of[k]]
+                code = q_codes[qs + i]
+            row_codes[asc[k]] = code
+        ranked = sort_rows(rows, True, scores, keys) if trec_order else rows
+        for k in range(n):
+            out_codes[s + k] = row_codes[ranked[k]]

@@ -211,7 +211,7 @@ def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None
     dup = np.empty(n_cells, dtype=np.int64)
     organise_cells(idx, starts, lengths, n_topics, scores, keys, np.ascontiguousarray(q_keys[q_order]),
                    q_starts, q_lengths, grade_codes[q_order].astype(np.int32), len(grades),
-                   order == "trec_eval", codes, dup)
+                   order == "trec_eval", np.empty(len(cells), dtype=np.int32), codes, dup)
     bad = np.flatnonzero(dup >= 0)
     if len(bad):
         run, topic = divmod(int(bad[0]), n_topics)
