@@ -14,7 +14,7 @@ True
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import AP, DCG, ERR, INST, RBP, BrowsingModel, Precision
 from .collection import Collection, prepare
-from .errors import ConstantMetricWarning, CwlaError, GainRangeError, InputError, MetricSyntaxError
+from .errors import ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError
 from .evaluation import Evaluation, evaluate
 from .gains import Binary, Exponential, GainMap, Linear, Table, parse_gain
 from .grid import all_combinations, chen_sakai_metrics, chen_sakai_names
@@ -33,6 +33,6 @@ __all__ = [
     "Metric", "DEFAULTS", "parse_metric",
     "all_combinations", "chen_sakai_metrics", "chen_sakai_names",
     "read_qrels", "read_run", "run_name", "prepare", "Collection", "evaluate", "Evaluation",
-    "CwlaError", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
+    "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
     "warmup", "synthetic",
 ]

@@ -1,34 +1,22 @@
-"""Fast reading of whitespace-separated TREC files: numba tokenizer over raw bytes.
+"""Fast reading of whitespace-separated TREC run files: numba tokenizer over raw bytes.
 
 The bulk path of :func:`cwla.prepare` reads every run file with these helpers:
-the bytes are split into fields in one jitted pass (no Python string per
-field), docnos become fixed-width big-endian integer keys (so integer order is
-bytewise docno order, as trec_eval's ``strcmp``) and scores are converted by
-NumPy's correctly rounded ``bytes -> float64`` cast. Anything unexpected sends
-the caller to the line-by-line reader of :mod:`cwla.readers`, which names the
-file, line and problem.
+the bytes (loaded, decompressed and checked by :mod:`cwla.readers`) are split
+into fields in one jitted pass (no Python string per field), docnos become
+fixed-width big-endian integer keys (so integer order is bytewise docno order,
+as trec_eval's ``strcmp``) and scores become the float32 that trec_eval's
+``(float) atof(text)`` gives. Anything unexpected sends the caller to the
+line-by-line reader of :mod:`cwla.readers`, which names the file, line and problem.
 """
 
 from __future__ import annotations
 
-import gzip
-
 import numpy as np
 
 from ._numba import jit
+from .readers import _FLOAT_RE, run_file_bytes
 
-__all__ = ["read_bytes", "tokenize", "field_strings", "field_keys", "keys_equal_rows", "parse_float32"]
-
-_GZIP_MAGIC = b"\x1f\x8b"
-
-
-def read_bytes(path) -> np.ndarray:
-    """The (decompressed) content of a file as a uint8 array."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if data[:2] == _GZIP_MAGIC:
-        data = gzip.decompress(data)
-    return np.frombuffer(data, dtype=np.uint8)
+__all__ = ["tokenize", "field_strings", "field_keys", "parse_float32", "read_run_arrays"]
 
 
 @jit()
@@ -105,14 +93,6 @@ def field_keys(strings: np.ndarray, n_chunks: int | None = None) -> np.ndarray:
     raw = np.zeros((len(strings), n_chunks * 8), dtype=np.uint8)
     raw[:, :width] = strings.view(np.uint8).reshape(len(strings), width)
     return raw.view(">u8").astype(np.uint64).reshape(len(strings), n_chunks)
-
-
-def keys_equal_rows(keys: np.ndarray) -> np.ndarray:
-    """For rows already sorted, True where a row equals the previous one."""
-    same = np.zeros(len(keys), dtype=bool)
-    if len(keys) > 1:
-        same[1:] = np.all(keys[1:] == keys[:-1], axis=1)
-    return same
 
 
 # 10**k for k = 0..22: exactly representable in float64
@@ -194,20 +174,28 @@ def _fast_float32(buf, spans, j, out, ok):
 
 
 def parse_float32(buf, spans, j) -> np.ndarray:
-    """Field ``j`` as float32, rounded as ``(float) atof(text)`` (raises ValueError on a non-number)."""
+    """Field ``j`` as float32, rounded as ``(float) atof(text)``.
+
+    Raises ValueError on a field that is not a decimal number in the readers'
+    grammar (:data:`cwla.readers._FLOAT_RE`: no ``nan``, ``inf`` or ``1_0``).
+    """
     out = np.empty(len(spans), dtype=np.float32)
     ok = np.empty(len(spans), dtype=np.bool_)
     _fast_float32(buf, spans, j, out, ok)
     if not ok.all():
         rest = np.flatnonzero(~ok)
+        texts = field_strings(buf, spans[rest], j)
+        if not all(_FLOAT_RE.match(t.decode("ascii", "replace")) for t in texts):
+            raise ValueError("a field is not a decimal number")
         with np.errstate(over="ignore"):  # beyond float32 range: inf, as trec_eval's (float) cast
-            out[rest] = field_strings(buf, spans[rest], j).astype(np.float64).astype(np.float32)
+            out[rest] = texts.astype(np.float64).astype(np.float32)
     return out
 
 
 @jit()
 def _first_bad_int(buf, spans, j):
-    """Index of the first line whose field j is not an integer (``12``, ``-3``, ``12.0``), or -1."""
+    """Index of the first line whose field j is not an integer (``12``, ``-3``, ``12.0``) of at
+    most 18 digits (so within int64), or -1."""
     for k in range(spans.shape[0]):
         s, e = spans[k, j, 0], spans[k, j, 1]
         i = s
@@ -221,7 +209,7 @@ def _first_bad_int(buf, spans, j):
             i += 1
             while i < e and buf[i] == 48:
                 i += 1
-        if digits == 0 or i != e:
+        if digits == 0 or digits > 18 or i != e:
             return k
     return -1
 
@@ -229,11 +217,17 @@ def _first_bad_int(buf, spans, j):
 def read_run_arrays(path):
     """Topics and docnos (bytes arrays) and scores (float32, as trec_eval) of a run file, in file order.
 
-    Returns None when the file is empty or anything in it is unexpected; the
-    caller then uses :func:`cwla.readers.read_run`, which raises the precise error
-    (or accepts a form this fast path does not handle).
+    Returns None when the file is empty or anything in it is unexpected (a wrong
+    field count, a non-number, non-ASCII bytes, a carriage return that does not
+    end a line); the caller then uses :func:`cwla.readers.read_run`, which raises
+    the precise error or accepts a form this fast path does not handle.
     """
-    buf = read_bytes(path)
+    buf = np.frombuffer(run_file_bytes(path), dtype=np.uint8)
+    if (buf >= 128).any():
+        return None
+    cr = np.flatnonzero(buf == 13)
+    if len(cr) and (cr[-1] + 1 >= len(buf) or (buf[np.minimum(cr + 1, len(buf) - 1)] != 10).any()):
+        return None
     spans, _, bad_line, _ = tokenize(buf, 6)
     if bad_line or len(spans) == 0 or _first_bad_int(buf, spans, 3) >= 0:
         return None

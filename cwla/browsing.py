@@ -21,6 +21,7 @@ AP+ERG with binary gains is trec_eval's ``map``) or ``"retrieved"`` (cwl_eval's 
 
 from __future__ import annotations
 
+import numbers
 from typing import ClassVar
 
 import attrs
@@ -31,7 +32,14 @@ __all__ = ["BrowsingModel", "Precision", "DCG", "RBP", "INST", "AP", "ERR", "BRO
 
 
 def _strict_int(value):
-    if isinstance(value, bool) or not float(value).is_integer():
+    """An int from an int or an integral float; a bool, a string or 2.5 is a TypeError."""
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"expected an integer, got {value!r}")
+    try:
+        integral = float(value).is_integer()
+    except OverflowError:
+        raise ValueError(f"expected an integer of a usable size, got {str(value)[:20]}...") from None
+    if not integral:
         raise TypeError(f"expected an integer, got {value!r}")
     return int(value)
 
@@ -110,8 +118,8 @@ class RBP(BrowsingModel):
 def _inst_t(instance, attribute, value):
     # T >= 1/4 keeps C(i) in [0, 1] for every gain vector in [0, 1]^n: the denominator
     # i + 2T - cg(i) is then >= 1/2 and the numerator is the denominator minus one.
-    if not value >= 0.25:
-        raise ValueError(f"'T' of INST must be >= 0.25 (smaller T lets C(i) exceed 1): {value}")
+    if not 0.25 <= value <= 1e100:
+        raise ValueError(f"'T' of INST must be a finite number >= 0.25 (smaller T lets C(i) exceed 1): {value}")
 
 
 @attrs.frozen
@@ -145,7 +153,8 @@ class AP(BrowsingModel):
 
     @property
     def params(self):
-        return (0.0 if self.R == "qrels" else 1.0,)
+        # 1: multiply by R_ret / R (R from the qrels); 0: cwl_eval's AP over the retrieved
+        return (1.0 if self.R == "qrels" else 0.0,)
 
     def __str__(self):
         return f"AP(R={self.R})"

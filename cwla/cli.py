@@ -170,7 +170,7 @@ def _cmd_eval(args) -> int:
     given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": True if args.stop else None}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ev = evaluate(args.qrels, args.runs, metrics, gain=gain, cutoff=args.cutoff, depth=args.depth,
+        ev = evaluate(args.qrels, args.runs, dict(zip(labels, parsed)), gain=gain, cutoff=args.cutoff, depth=args.depth,
                       stop=given["stop"], order=args.order)
     sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
     sys.stdout.flush()

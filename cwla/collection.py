@@ -14,6 +14,7 @@ Both are counted per run.
 from __future__ import annotations
 
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping, Sequence
 
@@ -23,7 +24,7 @@ import pandas as pd
 
 from ._join import group_by_cell, organise_cells
 from ._tokenize import field_keys, read_run_arrays
-from .errors import InputError
+from .errors import CwlaWarning, InputError
 from .readers import read_qrels, read_run, run_name
 
 __all__ = ["Collection", "prepare"]
@@ -75,6 +76,7 @@ class Collection:
 
     @property
     def max_grade(self) -> float:
+        """The largest qrels grade (``linear`` gains without gmax divide by it)."""
         return float(self.grades.max()) if len(self.grades) else 0.0
 
     def topic_counts(self) -> pd.DataFrame:
@@ -125,13 +127,15 @@ def _encode(values) -> np.ndarray:
 
 
 def _run_arrays(source):
-    """(topics, docnos, scores) of one run: bytes, bytes, float64, in input order."""
+    """(topics, docnos, scores) of one run: bytes, bytes, float32, in input order."""
     if isinstance(source, (str, os.PathLike)):
         arrays = read_run_arrays(source)
         if arrays is not None:
             return arrays
     frame = read_run(source)  # the careful reader: precise errors, every accepted form
-    return _encode(frame["topic"]), _encode(frame["docno"]), frame["score"].to_numpy(np.float64).astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32 range: inf, as trec_eval's (float) cast
+        scores = frame["score"].to_numpy(np.float64).astype(np.float32)
+    return _encode(frame["topic"]), _encode(frame["docno"]), scores
 
 
 def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None) -> Collection:
@@ -187,6 +191,15 @@ def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None
         ignored[name] = tuple(sorted(label for label, c in zip(labels, codes) if c < 0))
         t_code = codes[inverse.reshape(-1)]
         keep = t_code >= 0
+        if not keep.all():
+            # rows of unjudged topics are dropped here, but a duplicate among them is still an error
+            rest = pd.DataFrame({"topic": r_topics[~keep], "docno": r_docs[~keep]})
+            if rest.duplicated().any():
+                _raise_duplicate(named, names, r, rest[rest.duplicated()].iloc[0]["topic"].decode())
+            if not keep.any():
+                warnings.warn(f"run {name!r} retrieves for none of the {n_topics} qrels topics (its topics: "
+                              f"{_some(labels)}; qrels topics: {_some(topics)}); every score of it is 0",
+                              CwlaWarning, stacklevel=3)
         cells.append(r * n_topics + t_code[keep])
         docs.append(r_docs[keep])
         scores.append(r_scores[keep])
@@ -231,6 +244,10 @@ def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None
         missing_topics=missing,
         ignored_topics=ignored,
     )
+
+
+def _some(items, n=3) -> str:
+    return ", ".join(items[:n]) + (", ..." if len(items) > n else "")
 
 
 def _raise_duplicate(named, names, run, topic):

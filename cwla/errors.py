@@ -21,5 +21,9 @@ class GainRangeError(CwlaError):
     """A gain map that sends a grade outside [0, 1]."""
 
 
-class ConstantMetricWarning(UserWarning):
+class CwlaWarning(UserWarning):
+    """Something legal but probably not what was meant (results are still returned)."""
+
+
+class ConstantMetricWarning(CwlaWarning):
     """A metric whose score does not depend on the gains (Chen & Sakai's 'x')."""

@@ -12,7 +12,8 @@ with them at 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 
 import attrs
 import numpy as np
@@ -20,7 +21,8 @@ import pandas as pd
 
 from . import kernels as K
 from .collection import Collection, prepare
-from .gains import GainMap, parse_gain
+from .errors import CwlaWarning
+from .gains import GainMap, _fmt, parse_gain
 from .metric import Metric
 from .text import parse_metric
 
@@ -82,8 +84,9 @@ class Evaluation:
     def to_frame(self, per_topic: bool = True, means: bool = True) -> pd.DataFrame:
         """Tidy frame with columns ``run, topic, metric, value, residual``.
 
-        ``per_topic`` rows come first (topics in qrels order), then, if ``means``,
-        one row per run and metric with topic ``"all"`` (the mean over topics).
+        ``per_topic`` rows come first, then, if ``means``,
+        one row per run and metric with topic ``"all"`` (the mean over topics). Runs
+        and metrics keep their evaluation order; topics are sorted as strings.
         """
         n_m, n_r, n_t = self.values.shape
         parts = []
@@ -122,11 +125,15 @@ def _label_order(ev):
 
 
 def as_metrics(metrics) -> tuple[list[Metric], list[str]]:
-    """Metrics and labels from a Metric, a text, or a sequence of them."""
+    """Metrics and labels from a Metric, a text, a sequence of them, or a dict {label: metric}."""
+    if isinstance(metrics, Mapping) and metrics:
+        named = [(str(label), as_metrics([m])[0][0]) for label, m in metrics.items()]
+        return [m for _, m in named], [label for label, _ in named]
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or not metrics:
-        raise TypeError("metrics must be a Metric, a metric text, or a non-empty list of them")
+        raise TypeError("metrics must be a Metric, a metric text, a non-empty list of them, or a dict "
+                        "{label: metric}")
     out, labels = [], []
     for m in metrics:
         if isinstance(m, str):
@@ -143,16 +150,18 @@ def as_metrics(metrics) -> tuple[list[Metric], list[str]]:
     return out, labels
 
 
-def _gain_tables(metrics, grades):
+def _gain_tables(metrics, labels, col: Collection):
     """Per metric: gains of each grade code, unjudged last (0 in ``lo``, 1 in ``hi``)."""
-    n_g = len(grades)
+    n_g = len(col.grades)
     lo = np.zeros((len(metrics), n_g + 1))
     hi = np.zeros((len(metrics), n_g + 1))
     cache = {}
-    max_grade = float(grades.max()) if n_g else 0.0
-    for i, m in enumerate(metrics):
+    for i, (m, label) in enumerate(zip(metrics, labels)):
         if m.gain not in cache:
-            cache[m.gain] = m.gain.table(grades, max_grade)
+            cache[m.gain] = m.gain.table(col.grades, col.max_grade)
+            if n_g and not cache[m.gain].any():
+                warnings.warn(f"{label}: gain map {m.gain} gives every qrels grade ({', '.join(_fmt(g) for g in col.grades)}) gain 0, "
+                              f"so every score is 0", CwlaWarning, stacklevel=4)
         lo[i, :n_g] = hi[i, :n_g] = cache[m.gain]
         hi[i, n_g] = 1.0
     return lo, hi
@@ -165,20 +174,19 @@ def _specs(metrics):
         ispec[i] = (
             m.browsing.code,
             m.aggregation.code,
-            m.cutoff if m.cutoff is not None else -1,
+            min(m.cutoff, m.depth) if m.cutoff is not None else -1,  # a cutoff past H changes nothing
             m.depth,
             int(m.stop),
-            int(getattr(m.browsing, "R", "") == "qrels"),
         )
         fspec[i] = (m.browsing.params[0], m.aggregation.params[0])
     return ispec, fspec
 
 
-def _run_kernel(codes, starts, lengths, n_topics, unjudged, metrics, glo, ghi, relsum):
+def _run_kernel(codes, starts, lengths, n_topics, unjudged, metrics, glo, ghi, relsum, with_upper=True):
     ispec, fspec = _specs(metrics)
     lo = np.zeros((len(metrics), len(starts)))
     hi = np.zeros((len(metrics), len(starts)))
-    K.score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, lo, hi)
+    K.score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, lo, hi)
     return lo, hi
 
 
@@ -201,7 +209,8 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
         starts = np.zeros(n_t, dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
         sub = [metrics[i] for i in rows]
-        lo, _ = _run_kernel(codes, starts, lengths, n_t, col.unjudged_code, sub, glo[rows], ghi[rows], relsum[rows])
+        lo, _ = _run_kernel(codes, starts, lengths, n_t, col.unjudged_code, sub, glo[rows], ghi[rows], relsum[rows],
+                            with_upper=False)
         ideal[rows] = lo
     return ideal
 
@@ -217,8 +226,9 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         from :func:`cwla.prepare` (then ``runs`` must be None).
     runs : path, DataFrame, list or dict
         The runs (see :func:`cwla.prepare`).
-    metrics : Metric, str or sequence of them
-        Canonical texts, Chen & Sakai names or trec_eval habits (see :func:`cwla.parse_metric`).
+    metrics : Metric, str, sequence of them, or dict {label: Metric or str}
+        Canonical texts, Chen & Sakai names or trec_eval habits (see :func:`cwla.parse_metric`);
+        results are labelled by the text given, ``str(metric)``, or the dict's keys.
     gain, cutoff, depth, stop, normalize
         Options for every metric that does not set them itself (the trec_eval-habit
         names fix some: ``P@k``, ``AP`` binary gains, ``nDCG@k`` linear gains, cutoff and
@@ -256,8 +266,9 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     resolved = [m.resolve(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize) for m in parsed]
     for m, label in zip(resolved, labels):
         m.warn_if_constant(label, stacklevel=3)
+        m.warn_if_truncated(label, stacklevel=3)
 
-    glo, ghi = _gain_tables(resolved, col.grades)
+    glo, ghi = _gain_tables(resolved, labels, col)
     relsum = glo[:, : len(col.grades)] @ col.judged.T.astype(np.float64)  # (n_metrics, n_topics)
     lo, hi = _run_kernel(col.codes, col.starts, col.lengths, len(col.topics), col.unjudged_code,
                          resolved, glo, ghi, relsum)

@@ -118,7 +118,7 @@ class Exponential(GainMap):
 class Binary(GainMap):
     """``binary(threshold)``: r = 1 if g >= threshold else 0 (trec_eval's relevance level)."""
 
-    threshold: float = attrs.field(default=1.0, converter=_finite_float)
+    threshold: float = attrs.field(default=1.0, converter=_finite_float, validator=_positive)
     code: ClassVar[int] = 2
 
     def gains(self, grades, max_grade):

@@ -24,8 +24,8 @@ PRECISION, DCG, RBP, INST, AP, ERR = 0, 1, 2, 3, 4, 5
 # aggregation codes (cwla.aggregations)
 A_ERG, A_ETG, A_AVG, A_MAX, A_FIN, A_PE, A_ERR = 0, 1, 2, 3, 4, 5, 6
 # columns of the integer metric spec
-I_MODEL, I_AGG, I_CUTOFF, I_DEPTH, I_STOP, I_AP_QRELS = 0, 1, 2, 3, 4, 5
-N_ISPEC = 6
+I_MODEL, I_AGG, I_CUTOFF, I_DEPTH, I_STOP = 0, 1, 2, 3, 4
+N_ISPEC = 5
 # columns of the float metric spec
 F_MODEL, F_AGG = 0, 1
 N_FSPEC = 2
@@ -115,8 +115,11 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mpar, agg, apar, 
 
 
 @jit()
-def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum, S):
-    """Lower score (unjudged and padding at gain 0) and upper score (at gain 1) of one ranking."""
+def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum, S, with_upper):
+    """Lower score (unjudged and padding at gain 0) and upper score (at gain 1) of one ranking.
+
+    AP with R = qrels (model parameter 1) is multiplied by R_ret / R, R = ``relsum``.
+    """
     H = ispec[I_DEPTH]
     n = length
     if ispec[I_CUTOFF] > 0 and ispec[I_CUTOFF] < n:
@@ -126,8 +129,8 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     model, agg, stop = ispec[I_MODEL], ispec[I_AGG], ispec[I_STOP] != 0
     mpar, apar = fspec[F_MODEL], fspec[F_AGG]
     lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mpar, agg, apar, S)
-    exact = n == H
-    if exact:
+    exact = n == H or not with_upper
+    if exact and with_upper:
         for i in range(n):
             if codes[start + i] == unjudged:
                 exact = False
@@ -136,7 +139,7 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
         hi, rhi = lo, rlo
     else:
         hi, rhi = score_ranking(codes, start, n, ghi, 1.0, H, stop, model, mpar, agg, apar, S)
-    if model == AP and ispec[I_AP_QRELS] != 0:
+    if model == AP and mpar != 0.0:
         # users who look for an unretrieved relevant document gain nothing: times R_ret / R;
         # in the upper bound the unjudged and padded documents join the relevant ones
         lo = lo * rlo / relsum if relsum > 0.0 else 0.0
@@ -146,23 +149,27 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
 
 
 @jit(parallel=True)
-def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, out_lo, out_hi):
+def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper,
+                out_lo, out_hi):
     """Score every (run, topic) cell under every metric.
 
     Cell ``c`` is run ``c // n_topics`` and topic ``c % n_topics``; its ranking is
     ``codes[starts[c]:starts[c] + lengths[c]]`` in rank order. Writes
-    ``out_lo[m, c]`` (the score) and ``out_hi[m, c]`` (unjudged and padded documents at gain 1).
+    ``out_lo[m, c]`` (the score) and, if ``with_upper``, ``out_hi[m, c]`` (unjudged
+    and padded documents at gain 1; otherwise a copy of the score).
     """
     n_metrics = ispec.shape[0]
-    h_max = 1
+    h_ap = 0  # AP's suffix sums need H + 1 slots of scratch space
     for m in range(n_metrics):
-        h_max = max(h_max, ispec[m, I_DEPTH])
+        if ispec[m, I_MODEL] == AP:
+            h_ap = max(h_ap, ispec[m, I_DEPTH])
     for c in prange(starts.shape[0]):
         t = c % n_topics
-        S = np.empty(h_max + 1)
+        S = np.empty(h_ap + 1)
         for m in range(n_metrics):
             lo, hi = _score_metric(
-                codes, starts[c], lengths[c], unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S
+                codes, starts[c], lengths[c], unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S,
+                with_upper,
             )
             out_lo[m, c] = lo
             out_hi[m, c] = hi

@@ -20,7 +20,7 @@ import attrs
 
 from .aggregations import Aggregation
 from .browsing import BrowsingModel, _strict_int
-from .errors import ConstantMetricWarning
+from .errors import ConstantMetricWarning, CwlaWarning
 from .gains import GainMap, Linear
 
 __all__ = ["Metric", "DEFAULTS"]
@@ -56,8 +56,17 @@ def _instance(kind, cls):
     return validate
 
 
+#: the largest depth H a metric may model (the kernels keep O(H) scratch space per ranking)
+MAX_DEPTH = 1_000_000
+
 _cut_conv, _cut_val = _optional_positive_int("cutoff")
-_depth_conv, _depth_val = _optional_positive_int("depth")
+_depth_conv, _depth_positive = _optional_positive_int("depth")
+
+
+def _depth_val(instance, attribute, value):
+    _depth_positive(instance, attribute, value)
+    if value is not None and value > MAX_DEPTH:
+        raise ValueError(f"'depth' of a metric must be at most {MAX_DEPTH:,}: {value}")
 
 
 @attrs.frozen
@@ -119,6 +128,18 @@ class Metric:
             own = getattr(self, name)
             values[name] = own if own is not None else (value if value is not None else DEFAULTS[name])
         return attrs.evolve(self, **values)
+
+    def warn_if_truncated(self, label=None, stacklevel=3):
+        """Warn when Precision@k or DCG@k reaches past the depth H without ``stop``: the mass
+        past H is dropped, so every score would be 0 (Precision) or truncated (DCG)."""
+        k = getattr(self.browsing, "k", None)
+        if k is not None and self.depth is not None and k > self.depth and not self.stop:
+            warnings.warn(
+                f"{label or self}: k = {k} exceeds the depth H = {self.depth} and stop is off, so the user "
+                f"model's mass past rank {self.depth} is dropped; raise depth or set stop=true",
+                CwlaWarning,
+                stacklevel=stacklevel,
+            )
 
     def warn_if_constant(self, label=None, stacklevel=3):
         """Warn (:class:`~cwla.errors.ConstantMetricWarning`) if the metric is constant."""

@@ -281,8 +281,13 @@ def _read_file(path, fmt: _Format) -> pd.DataFrame:
     return _read_file_slow(data, label, fmt)
 
 
+def run_file_bytes(path) -> bytes:
+    """The (decompressed, BOM-stripped) content of a run file, with the readers' errors."""
+    return _load_bytes(path, os.fsdecode(path), _RUN)
+
+
 def _load_bytes(path, label: str, fmt: _Format) -> bytes:
-    """Return the (decompressed) content of the file.
+    """Return the (decompressed) content of the file, without a UTF-8 byte-order mark.
 
     Gzip is recognised by its magic bytes, whatever the file's suffix.
     """
@@ -308,6 +313,8 @@ def _load_bytes(path, label: str, fmt: _Format) -> bytes:
                 f"{label}: starts like a gzip file but cannot be decompressed "
                 f"({exc}); accepted: plain text or gzip"
             ) from None
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM):]
     return data
 
 
@@ -589,10 +596,8 @@ def _validate(
 def _string_column(series: pd.Series, name: str, where) -> np.ndarray:
     """Convert topic or docno values to str; reject missing and empty ids."""
     if pd.api.types.is_float_dtype(series.dtype):
-        array = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        if np.isfinite(array).all() and (array == np.floor(array)).all():
-            # e.g. integer qids that went through a float column: 301.0 -> '301'
-            series = series.astype(np.int64)
+        # integer qids that went through a float column: 301.0 -> '301' (each value on its own)
+        series = series.map(lambda x: str(int(x)) if np.isfinite(x) and float(x).is_integer() else x)
     missing = series.isna().to_numpy()
     if missing.any():
         i = int(np.argmax(missing))

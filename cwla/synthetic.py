@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .gains import _fmt
+
 __all__ = ["collection", "write_trec"]
 
 #: Documents per topic that no run retrieves in its first ``depth`` (the rest of the corpus).
@@ -280,7 +282,7 @@ def write_trec(qrels: pd.DataFrame, runs: dict, directory) -> tuple[Path, list[P
     directory = Path(os.fspath(directory))
     directory.mkdir(parents=True, exist_ok=True)
     qrels_path = directory / "qrels.txt"
-    grades = [_number(g) for g in qrels["grade"].tolist()]
+    grades = [_fmt(g) for g in qrels["grade"].tolist()]
     lines = [f"{t} 0 {d} {g}\n" for t, d, g in zip(qrels["topic"].tolist(), qrels["docno"].tolist(), grades)]
     qrels_path.write_text("".join(lines), encoding="utf-8")
     paths = []
@@ -297,10 +299,4 @@ def _run_text(frame: pd.DataFrame, tag: str) -> str:
     ordered = frame.sort_values(keys, ascending=[True, False, True][: len(keys)], kind="stable")
     ranks = ordered.groupby("topic", sort=False).cumcount().to_numpy() + 1
     rows = zip(ordered["topic"].tolist(), ordered["docno"].tolist(), ranks.tolist(), ordered["score"].tolist())
-    return "".join(f"{t} Q0 {d} {k} {_number(s)} {tag}\n" for t, d, k, s in rows)
-
-
-def _number(x) -> str:
-    """Shortest text that reads back as the same number (integers without '.0')."""
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+    return "".join(f"{t} Q0 {d} {k} {_fmt(s)} {tag}\n" for t, d, k, s in rows)

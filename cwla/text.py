@@ -201,6 +201,8 @@ def _gain(parser) -> GainMap:
         for key, value, pos in args:
             if key != ":":
                 parser.fail("table() takes GRADE:GAIN pairs", pos)
+            if value[0] in pairs:
+                parser.fail(f"table() lists grade {value[0]:g} twice", pos)
             pairs[value[0]] = value[1]
         try:
             return Table(pairs)
@@ -287,9 +289,13 @@ def _habit(parser, tok, args):
             parser.fail(f"{name}@k takes no parameters", tok[2])
         return Metric(DCG(k), ETG(), gain=Linear(), cutoff=k, normalize="ideal")
     if name in ("SDCG", "sdcg"):
+        if args:
+            parser.fail(f"{name}@k takes no parameters", tok[2])
         k = _at(parser, tok)
         return Metric(DCG(k), ERG())
     if name == "ERR" and parser.peek("@"):
+        if args:
+            parser.fail(f"{name}@k takes no parameters", tok[2])
         k = _at(parser, tok)
         return Metric(ERR(), ERRAgg(), gain=Exponential(4), cutoff=k)
     if name in ("RBP", "INST"):

@@ -104,7 +104,7 @@ def test_constant_metric_warns_and_scores_a_constant():
     ("RBP(p=0.8)+ERG[depth=5, depth=6]", "option 'depth' given twice"),
     ("RBP(p=0.8)+ERG[gain=cubic(2)]", "unknown gain map 'cubic'"),
     ("RBP(p=0.8)+ERG trailing", "unexpected 'trailing'"),
-    ("INST(T=0.1)+ERG", "'T' of INST must be >= 0.25"),
+    ("INST(T=0.1)+ERG", "'T' of INST must be a finite number >= 0.25"),
     ("PE(beta=2)", "not a metric name"),
     ("RBP(p=0.8)+PE(beta=2)", "'beta' of PE must be in [0, 1]: 2"),
     ("Precision(k=1.5)+ERG", "expected an integer, got 1.5"),
