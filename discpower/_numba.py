@@ -1,0 +1,5 @@
+"""numba options for discpower's kernels (the same as cwla's: cached, no fastmath)."""
+
+from cwla._numba import jit
+
+__all__ = ["jit"]

@@ -1,0 +1,119 @@
+"""The one result type of every pairwise significance test in discpower."""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ._validate import alpha_level
+
+__all__ = ["PairwiseTest"]
+
+
+@attrs.frozen(eq=False)
+class PairwiseTest:
+    """Result of a pairwise significance test between systems (plain data, pure methods).
+
+    Attributes
+    ----------
+    method : str
+        The test, e.g. ``"randomised Tukey HSD"``.
+    systems : tuple of str
+        The systems compared (columns of the topics x systems matrix).
+    diff : ndarray of shape (m, m)
+        Mean score of system i minus mean score of system j over the topics.
+    statistic : ndarray of shape (m, m)
+        The test statistic of each pair (|mean difference| for randomisation tests,
+        t or q for parametric ones, as ``method`` says).
+    pvalue : ndarray of shape (m, m)
+        p-value of each pair (symmetric; NaN on the diagonal).
+    n_topics : int
+        Topics (rows) the test used.
+    null_distribution : ndarray or None
+        The resampled null statistics (randomisation tests), so other p-value
+        definitions can be computed.
+    n_resamples : int or None
+        Number of resampling trials.
+    seed : int or None
+        The seed that reproduces the resampling.
+    """
+
+    method: str
+    systems: tuple
+    diff: np.ndarray
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    n_topics: int
+    null_distribution: np.ndarray | None = None
+    n_resamples: int | None = None
+    seed: int | None = None
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Indices (i, j), i < j, of every system pair, in row-major order."""
+        return np.triu_indices(self.n_systems, k=1)
+
+    def pair_pvalues(self) -> np.ndarray:
+        """The C(m, 2) p-values of the pairs, in :meth:`pairs` order."""
+        i, j = self.pairs()
+        return self.pvalue[i, j]
+
+    def significant(self, alpha: float = 0.05) -> np.ndarray:
+        """(m, m) bool: p < alpha (strict), False on the diagonal."""
+        alpha = alpha_level(alpha)
+        out = self.pvalue < alpha
+        np.fill_diagonal(out, False)
+        return out
+
+    def discriminative_power(self, alpha: float = 0.05) -> float:
+        """Share of system pairs with p < alpha (Sakai 2006)."""
+        return float(np.mean(self.pair_pvalues() < alpha_level(alpha)))
+
+    def asl_curve(self) -> np.ndarray:
+        """The pairs' p-values (achieved significance levels) sorted ascending."""
+        return np.sort(self.pair_pvalues())
+
+    def delta(self, alpha: float = 0.05) -> float:
+        """Delta_alpha: the (1 - alpha) quantile of the null distribution, the smallest
+        mean difference that the test calls significant (randomisation tests only)."""
+        alpha = alpha_level(alpha)
+        if self.null_distribution is None:
+            raise ValueError(f"{self.method} has no null distribution; Delta_alpha needs a randomisation test")
+        return float(np.quantile(self.null_distribution, 1.0 - alpha, method="higher"))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: ``system_a, system_b, diff, statistic, pvalue`` (diff = mean a - mean b)."""
+        i, j = self.pairs()
+        names = np.array(self.systems, dtype=object)
+        return pd.DataFrame({
+            "system_a": names[i], "system_b": names[j], "diff": self.diff[i, j],
+            "statistic": self.statistic[i, j], "pvalue": self.pvalue[i, j],
+        })
+
+    def to_latex(self, alpha: float = 0.05, digits: int = 4) -> str:
+        """The pairs as a LaTeX tabular; significant p-values (p < alpha) in bold.
+
+        A randomised p-value of 0 is shown as ``< 1/B``."""
+        frame = self.to_frame()
+        floor = None if self.n_resamples is None else 1.0 / self.n_resamples
+
+        def show(p):
+            text = f"$<{floor:.{digits}g}$" if (floor is not None and p == 0) else f"{p:.{digits}f}"
+            return f"\\textbf{{{text}}}" if p < alpha else text
+
+        lines = ["\\begin{tabular}{llrr}", "\\hline",
+                 "System A & System B & Mean diff. & $p$ \\\\", "\\hline"]
+        for row in frame.itertuples(index=False):
+            lines.append(f"{_tex(row.system_a)} & {_tex(row.system_b)} & {row.diff:.{digits}f} & {show(row.pvalue)} \\\\")
+        lines += ["\\hline", "\\end{tabular}"]
+        return "\n".join(lines)
+
+
+def _tex(text: str) -> str:
+    for ch in "\\&%$#_{}":
+        text = text.replace(ch, "\\" + ch)
+    return text
