@@ -52,7 +52,11 @@ def main(argv=None) -> int:
     int
         The exit code: 0 on success, 2 on a usage or input error.
     """
-    parser = _parser()
+    return run_command(_parser(), argv, PROG)
+
+
+def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
+    """Parse ``argv`` and call ``args.func(args)``; user errors become ``prog: error: ...`` and exit code 2."""
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # --help, --version and usage errors
@@ -63,10 +67,10 @@ def main(argv=None) -> int:
         _silence_stdout()
         return 1
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except _USER_ERRORS as err:
-        print(f"{PROG}: error: {_message(err)}", file=sys.stderr)
+        print(f"{prog}: error: {_message(err)}", file=sys.stderr)
         return 2
 
 
@@ -119,23 +123,47 @@ def _eval_parser(commands):
         epilog="examples: cwla eval qrels.txt run1 run2 -m nDCG@10 -m 'P(rel=2)@10' -m INST_PE;  "
                "cwla eval qrels.txt run1 -m 'RBP(p=0.8)+ERG' --gain binary:2 --cutoff 10 --per-topic",
     )
+    add_scoring_arguments(p)
+    p.add_argument("--per-topic", action="store_true", help="also print one row per topic")
+    p.set_defaults(func=_cmd_eval)
+
+
+def add_scoring_arguments(p: argparse.ArgumentParser, default_metric: str | None = DEFAULT_METRIC) -> None:
+    """QRELS RUN... -m METRIC --gain --cutoff --depth --stop --order (shared with the discpower command)."""
     p.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno grade), plain or gzip")
     p.add_argument("runs", metavar="RUN", nargs="+",
                    help="run files (qid Q0 docno rank score tag); the run name is the file name without .gz")
     p.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
-                   help=f"a metric text, repeatable (default: {DEFAULT_METRIC}); e.g. nDCG@10, 'P(rel=2)@10', "
-                        "AP, INST_PE, 'RBP(p=0.8)+ERG[cutoff=5]'")
+                   help="a metric text, repeatable" + (f" (default: {default_metric})" if default_metric else "")
+                        + "; e.g. nDCG@10, 'P(rel=2)@10', AP, INST_PE, 'RBP(p=0.8)+ERG[cutoff=5]'")
     p.add_argument("--gain", metavar="GAIN",
                    help="gain map: linear:GMAX, exponential:GMAX, binary:THRESHOLD or a canonical gain text "
                         "(default: linear, gmax = the largest qrels grade)")
     p.add_argument("--cutoff", metavar="K", type=int, help="keep the first K documents of each ranking")
     p.add_argument("--depth", metavar="H", type=int, help="the user model's horizon H (default 1000)")
     p.add_argument("--stop", action="store_true", help="the user surely stops at H: C(H) = 0")
-    p.add_argument("--per-topic", action="store_true", help="also print one row per topic")
     p.add_argument("--order", choices=("trec_eval", "file"), default="trec_eval",
                    help="document order: trec_eval (score descending, ties by docno descending; default) "
                         "or file (the order of the lines)")
-    p.set_defaults(func=_cmd_eval)
+
+
+def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[dict, dict]:
+    """From parsed scoring arguments: ``({label: Metric}, evaluate options)``, validated
+    (metric syntax errors come before any file is read)."""
+    from .evaluation import as_metrics
+    from .gains import parse_gain
+
+    texts = args.metrics or ([default_metric] if default_metric else None)
+    if not texts:
+        raise ValueError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
+    parsed, labels = as_metrics(texts)
+    for option in ("cutoff", "depth"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            raise ValueError(f"--{option} must be an integer >= 1, got {value}")
+    options = {"gain": parse_gain(args.gain) if args.gain is not None else None, "cutoff": args.cutoff,
+               "depth": args.depth, "stop": True if args.stop else None, "order": args.order}
+    return dict(zip(labels, parsed)), options
 
 
 def _demo_parser(commands):
@@ -157,26 +185,19 @@ def _demo_parser(commands):
 
 
 def _cmd_eval(args) -> int:
-    from .evaluation import as_metrics, evaluate
-    from .gains import parse_gain
+    from .evaluation import evaluate
 
-    metrics = args.metrics or [DEFAULT_METRIC]
-    parsed, labels = as_metrics(metrics)  # syntax errors before any file is read
-    gain = parse_gain(args.gain) if args.gain is not None else None
-    for option in ("cutoff", "depth"):
-        value = getattr(args, option)
-        if value is not None and value < 1:
-            raise ValueError(f"--{option} must be an integer >= 1, got {value}")
-    given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": True if args.stop else None}
+    metrics, options = scoring_options(args)
+    labels, parsed = list(metrics), list(metrics.values())
+    given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": options["stop"]}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ev = evaluate(args.qrels, args.runs, dict(zip(labels, parsed)), gain=gain, cutoff=args.cutoff, depth=args.depth,
-                      stop=given["stop"], order=args.order)
+        ev = evaluate(args.qrels, args.runs, metrics, **options)
     sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
     sys.stdout.flush()
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
-    for line in _option_notes(given, parsed, labels) + _topic_notes(ev):
+    for line in _option_notes(given, parsed, labels) + topic_notes(ev):
         print(line, file=sys.stderr)
     return 0
 
@@ -216,7 +237,7 @@ def _count(n: int, singular: str, plural: str) -> str:
     return f"{n} {singular if n == 1 else plural}"
 
 
-def _topic_notes(ev) -> list[str]:
+def topic_notes(ev, prog: str = PROG) -> list[str]:
     """One line per run with qrels topics missing or run topics ignored."""
     lines = []
     for run in ev.runs:
@@ -227,7 +248,7 @@ def _topic_notes(ev) -> list[str]:
         if ignored:
             parts.append(_count(ignored, "run topic", "run topics") + " not in qrels (ignored)")
         if parts:
-            lines.append(f"{PROG}: run {run!r}: " + ", ".join(parts))
+            lines.append(f"{prog}: run {run!r}: " + ", ".join(parts))
     return lines
 
 
