@@ -1,0 +1,121 @@
+"""Randomised Tukey HSD: discpower's kernel against a plain NumPy implementation, and the
+whole Chen & Sakai meta-evaluation pipeline on TREC DL 2019.
+
+    python benchmarks/bench_tukey.py [--data DIR] [--repeats N] [--skip-pipeline]
+
+1. Tukey HSD on 50 topics x 60 systems, B = 10,000 and 100,000, on 1 and 2 numba
+   threads, side by side with a vectorised NumPy version (``Generator.permuted``
+   per row, batched); ns per element-trial = time / (B x topics x systems).
+   Targets: <= 3 ns per element-trial on one thread.
+2. The full DL19 meta-evaluation: 39 Chen & Sakai metrics (cutoff 10, depth 10,
+   stop; linear gains, exponential for the ERR model), randomised Tukey HSD with
+   2000 trials per metric, 1000 split-half splits and a 2000-trial Tukey HSD over
+   the splits x metrics tau matrix. Target: under 60 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2019-passage"
+
+
+def numpy_tukey(X, B, seed, batch=500):
+    """The same test in plain NumPy: permute each row independently, B times."""
+    rng = np.random.default_rng(seed)
+    n, m = X.shape
+    S = X.sum(axis=0)
+    d = np.abs(S[:, None] - S[None, :]) / n
+    ranges = np.empty(B)
+    for start in range(0, B, batch):
+        k = min(batch, B - start)
+        perm = rng.permuted(np.broadcast_to(X, (k, n, m)), axis=2)
+        sums = perm.sum(axis=1)
+        ranges[start:start + k] = (sums.max(axis=1) - sums.min(axis=1)) / n
+    ranges.sort()
+    count = B - np.searchsorted(ranges, d - 1e-10, side="left")
+    return count / B
+
+
+def median_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_kernel(repeats):
+    from discpower import randomised_tukey_hsd
+
+    X = np.random.default_rng(0).random((50, 60))
+    randomised_tukey_hsd(X, 100, seed=1)  # compile or load the kernel
+    print("== 1. randomised Tukey HSD, 50 topics x 60 systems ==")
+    print(f"{'B':>8} {'threads':>7} {'discpower':>11} {'ns/elem-trial':>14} {'numpy':>9} {'ratio':>7}")
+    before = numba.get_num_threads()
+    results = {}
+    try:
+        for B in (10_000, 100_000):
+            numpy_s = median_time(lambda: numpy_tukey(X, B, 1), 1 if B > 10_000 else repeats)
+            for threads in (1, 2):
+                numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+                ours = median_time(lambda: randomised_tukey_hsd(X, B, seed=1), repeats)
+                ns = ours / (B * X.size) * 1e9
+                results[(B, threads)] = ns
+                print(f"{B:>8} {threads:>7} {ours:>10.3f}s {ns:>14.2f} {numpy_s:>8.2f}s {numpy_s / ours:>6.0f}x")
+    finally:
+        numba.set_num_threads(before)
+    one = results[(100_000, 1)]
+    print(f"target <= 3 ns per element-trial on one thread: {one:.2f} ns -> {'PASS' if one <= 3 else 'MISS'}")
+    return one
+
+
+def bench_pipeline(data: Path):
+    import cwla
+    import discpower
+
+    runs = sorted((data / "runs").glob("*.gz"))
+    qrels = data / "qrels" / "qrels.dl19-passage.txt"
+    setting = dict(cutoff=10, depth=10, stop=True)
+    metrics = {name: (m.with_options(gain=cwla.Exponential(3)) if isinstance(m.browsing, cwla.ERR)
+                      else m.with_options(gain=cwla.Linear(3)))
+               for name, m in zip(cwla.chen_sakai_names(), cwla.chen_sakai_metrics(**setting))}
+    print(f"\n== 2. full meta-evaluation, DL19 ({len(runs)} runs), 39 metrics ==")
+    discpower.meta_evaluate(qrels, runs[:6], dict(list(metrics.items())[:2]), n_trials=10, n_splits=2)  # warm
+    t0 = time.perf_counter()
+    report = discpower.meta_evaluate(qrels, runs, metrics, n_trials=2000, n_splits=1000, seed=1)
+    elapsed = time.perf_counter() - t0
+    top = report.to_frame().sort_values("dp", ascending=False).head(3)
+    print(f"meta_evaluate: {elapsed:.1f} s (evaluate + 39 x Tukey 2000 + 1000 splits + Tukey 2000 on the tau matrix)")
+    print("most discriminative:", ", ".join(f"{r.metric} {r.dp:.3f}" for r in top.itertuples()))
+    print(f"target under 60 s on 2 cores: {'PASS' if elapsed < 60 else 'MISS'}")
+    return elapsed
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the trec-dl-2019-passage folder")
+    p.add_argument("--repeats", type=int, default=3, help="timed repetitions (median)")
+    p.add_argument("--skip-pipeline", action="store_true")
+    args = p.parse_args(argv)
+    print(f"cpus {numba.config.NUMBA_NUM_THREADS}, numba {numba.__version__}, "
+          f"numpy {np.__version__}, {time.strftime('%Y-%m-%d')}")
+    bench_kernel(args.repeats)
+    if not args.skip_pipeline:
+        if not (args.data / "runs").exists():
+            print(f"no DL19 data at {args.data}: skipping the pipeline benchmark", file=sys.stderr)
+        else:
+            bench_pipeline(args.data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

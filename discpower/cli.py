@@ -1,0 +1,123 @@
+"""The ``discpower`` command.
+
+Usage::
+
+    discpower tukey MATRIX.tsv [--trials B] [--seed S] [--plus-one]
+    discpower meta QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
+                   [--trials B] [--splits N] [--alpha A] [--seed S] [--figures DIR] [--quiet]
+
+``tukey`` reads a matrix (a header line of system names, then one line of
+scores per topic) and prints TSV ``system_a, system_b, diff, pvalue`` (diff =
+mean a - mean b) for every pair. ``meta`` scores the runs with cwla and prints
+the meta-evaluation report: per metric discriminative power, Delta_alpha,
+split-half mean tau and how many metrics it significantly outperforms; then the
+Kendall tau-b matrix between the metrics' system rankings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from cwla import __version__
+from cwla.cli import add_scoring_arguments, run_command, scoring_options, topic_notes
+
+__all__ = ["main"]
+
+PROG = "discpower"
+
+
+def main(argv=None) -> int:
+    """Run the ``discpower`` command; returns the exit code (2 on a usage or input error)."""
+    return run_command(_parser(), argv, PROG)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Meta-evaluation of IR metrics: randomised Tukey HSD, "
+                                     "discriminative power, ranking similarity, split-half consistency.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    t = commands.add_parser("tukey", help="paired randomised Tukey HSD on a topics x systems matrix",
+                            description="Paired randomised Tukey HSD (Carterette 2012; Sakai 2018) on a matrix "
+                                        "file: a header line of system names, then one line of scores per topic "
+                                        "(tabs or spaces). Prints TSV: system_a, system_b, diff, pvalue.")
+    t.add_argument("matrix", metavar="MATRIX", help="the topics x systems score matrix")
+    t.add_argument("--trials", type=int, default=10_000, metavar="B", help="random relabellings (default 10000)")
+    t.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    t.add_argument("--plus-one", action="store_true", help="p = (count + 1) / (B + 1) instead of count / B")
+    t.set_defaults(func=_cmd_tukey)
+
+    m = commands.add_parser("meta", help="meta-evaluate metrics on TREC qrels and runs",
+                            description="Score the runs with cwla, then report per metric: discriminative power "
+                                        "at alpha (randomised Tukey HSD), Delta_alpha, split-half consistency; and "
+                                        "Kendall tau-b between the metrics' system rankings.")
+    add_scoring_arguments(m, default_metric=None)
+    m.add_argument("--trials", type=int, default=2000, metavar="B", help="Tukey HSD trials per metric (2000)")
+    m.add_argument("--splits", type=int, default=1000, metavar="N", help="split-half trials (1000; 0 skips)")
+    m.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
+    m.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    m.add_argument("--figures", metavar="DIR", help="also write asl.png and similarity.png into DIR")
+    m.add_argument("--quiet", action="store_true", help="no progress bar")
+    m.set_defaults(func=_cmd_meta)
+    return parser
+
+
+def _cmd_tukey(args) -> int:
+    from .io import read_matrix
+    from .tukey import randomised_tukey_hsd
+
+    X, systems = read_matrix(args.matrix)
+    result = randomised_tukey_hsd(X, args.trials, args.seed, systems=systems, plus_one=args.plus_one)
+    frame = result.to_frame()
+    lines = ["system_a\tsystem_b\tdiff\tpvalue"]
+    lines += [f"{a}\t{b}\t{d:.6f}\t{p:.6f}" for a, b, d, p in
+              zip(frame.system_a, frame.system_b, frame["diff"], frame.pvalue)]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _cmd_meta(args) -> int:
+    from .meta import meta_evaluate
+
+    metrics, options = scoring_options(args, default_metric=None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = meta_evaluate(args.qrels, args.runs, metrics, n_trials=args.trials, n_splits=args.splits,
+                               alpha=args.alpha, seed=args.seed, progress=not args.quiet, **options)
+    summary = report.to_frame()
+    out = [f"# meta-evaluation: {len(report.labels)} metrics, {len(report.evaluation.runs)} runs, "
+           f"{len(report.evaluation.topics)} topics; randomised Tukey HSD B={args.trials}, alpha={args.alpha}, "
+           f"split-half {args.splits} splits, seed {args.seed}"]
+    out.append(summary.to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
+    out.append("")
+    out.append("# Kendall tau-b between the metrics' system rankings")
+    out.append(report.similarity.to_frame().to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
+    sys.stdout.write("\n".join(out) + "\n")
+    if args.figures:
+        _figures(report, args.figures)
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    for line in topic_notes(report.evaluation, PROG):
+        print(line, file=sys.stderr)
+    return 0
+
+
+def _figures(report, directory) -> None:
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    ax = report.plot_asl()
+    ax.figure.savefig(out / "asl.png", dpi=150, bbox_inches="tight")
+    plt.close(ax.figure)
+    ax = report.plot_similarity()
+    ax.figure.savefig(out / "similarity.png", dpi=150, bbox_inches="tight")
+    plt.close(ax.figure)
+    print(f"{PROG}: wrote {out / 'asl.png'} and {out / 'similarity.png'}", file=sys.stderr)
