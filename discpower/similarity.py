@@ -1,0 +1,542 @@
+"""Similarity of the system rankings that two metrics induce (Chen & Sakai 2023, Figure 2).
+
+* :func:`kendall_tau_b` -- Kendall's tau-b, ties handled as tau-b: the same number as
+  ``scipy.stats.kendalltau(a, b, variant="b").statistic`` (an O(n^2) numba kernel,
+  :func:`_tau_b`, that the split-half kernel calls too).
+* :func:`tau_ap` -- Yilmaz, Aslam & Robertson's AP correlation (SIGIR 2008): swaps near
+  the top of the ranking cost more than swaps near the bottom.
+* :func:`tau_confidence_interval` -- a CI for tau by Fisher's z transform with
+  se = sqrt(0.437 / (n - 4)) (Fieller, Hartley & Pearson 1957).
+* :func:`ranking_similarity` -- the metric x metric matrix of these, from a
+  (metric x run x topic) score array such as ``cwla.evaluate(...).values``.
+
+Ties and floating point
+-----------------------
+A system's score is its mean over topics. Scores sit on grids (P@10 moves in steps of
+0.1), so two runs often have the same mean in exact arithmetic, but floating-point sums
+of different numbers can miss the tie by an ulp ((0.1 + 0.2) + 0.3 != (0.3 + 0.2) + 0.1).
+:func:`ranking_similarity` (and the split-half consistency) therefore count two means
+within ``tie_tolerance`` (default 1e-10, the tolerance of the randomised Tukey HSD) as
+tied. :func:`kendall_tau_b` uses exact equality by default, as scipy does.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import attrs
+import numpy as np
+
+from ._numba import jit
+from ._validate import DiscpowerError
+from .result import _tex
+
+__all__ = ["kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity", "RankingSimilarity",
+           "TIE_TOLERANCE", "FIELLER_VARIANCE"]
+
+#: Two mean scores closer than this count as tied in :func:`ranking_similarity` and the split-half consistency.
+TIE_TOLERANCE = 1e-10
+#: The numerator of Fieller, Hartley & Pearson's (1957) variance of Fisher's z of Kendall's tau: 0.437 / (n - 4).
+FIELLER_VARIANCE = 0.437
+
+_METHODS = ("tau_b", "tau_ap", "tau_ap_symmetric")
+
+
+# --------------------------------------------------------------------------- kernels
+
+@jit()
+def _tau_b(x, y, tol):
+    """Kendall's tau-b of two equal-length float vectors (O(n^2)); NaN when either is all tied.
+
+    Two values count as tied when they differ by at most ``tol`` (0: exact equality).
+    With ``tol = 0`` the arithmetic is scipy's: (concordant - discordant) /
+    sqrt(n0 - ties_x) / sqrt(n0 - ties_y), clipped to [-1, 1]."""
+    n = x.shape[0]
+    s = 0      # concordant minus discordant pairs
+    tx = 0     # pairs tied in x
+    ty = 0     # pairs tied in y
+    for i in range(n - 1):
+        xi = x[i]
+        yi = y[i]
+        for j in range(i + 1, n):
+            dx = xi - x[j]
+            dy = yi - y[j]
+            if abs(dx) <= tol:
+                tx += 1
+                if abs(dy) <= tol:
+                    ty += 1
+            elif abs(dy) <= tol:
+                ty += 1
+            elif (dx > 0.0) == (dy > 0.0):
+                s += 1
+            else:
+                s -= 1
+    n0 = n * (n - 1) // 2
+    if tx == n0 or ty == n0:
+        return np.nan
+    tau = s / np.sqrt(np.float64(n0 - tx)) / np.sqrt(np.float64(n0 - ty))
+    if tau > 1.0:
+        return 1.0
+    if tau < -1.0:
+        return -1.0
+    return tau
+
+
+@jit()
+def _tau_b_matrix(means, tol):
+    """tau-b between every pair of rows of an (M x n) matrix: an (M x M) matrix, 1 on the
+    diagonal (NaN there for a row whose values are all tied)."""
+    m = means.shape[0]
+    out = np.empty((m, m))
+    for i in range(m):
+        for j in range(i, m):
+            t = _tau_b(means[i], means[j], tol)
+            if i == j and not np.isnan(t):
+                t = 1.0  # exactly, not s / sqrt(n0) / sqrt(n0)
+            out[i, j] = t
+            out[j, i] = t
+    return out
+
+
+# --------------------------------------------------------------------------- validation helpers
+
+def _vector(a, name):
+    try:
+        a = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise DiscpowerError(f"{name} must be a vector of numbers: {err}") from None
+    if a.ndim != 1:
+        raise DiscpowerError(f"{name} must be 1-dimensional (one score per system), got shape {a.shape}")
+    bad = ~np.isfinite(a)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise DiscpowerError(f"{name} has a non-finite score ({a[k]}) at position {k}; scores must be finite")
+    return np.ascontiguousarray(a)
+
+
+def _pair(a, b, min_n=2):
+    a = _vector(a, "a")
+    b = _vector(b, "b")
+    if a.shape[0] != b.shape[0]:
+        raise DiscpowerError(f"a and b must score the same systems: a has {a.shape[0]} scores, b has {b.shape[0]}")
+    if a.shape[0] < min_n:
+        raise DiscpowerError(f"a rank correlation needs at least {min_n} systems, got {a.shape[0]}")
+    return a, b
+
+
+def _tolerance(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (float(value) >= 0.0) \
+            or not np.isfinite(float(value)):
+        raise DiscpowerError(f"The 'tie_tolerance' parameter must be a finite number >= 0. Got {value!r} instead.")
+    return float(value)
+
+
+def _level(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < float(value) < 1.0:
+        raise DiscpowerError(f"The 'level' parameter must be a confidence level in the open interval (0, 1). "
+                             f"Got {value!r} instead.")
+    return float(value)
+
+
+def _score_array(values, labels, runs, *, name="values", allow_2d=True, min_metrics=1, min_runs=2,
+                 min_topics=1):
+    """Check a (metric x run x topic) [or (metric x run)] score array and its labels; select runs.
+
+    ``values`` may be a :class:`cwla.Evaluation` (then ``labels`` default to its labels and
+    ``runs`` may name runs). Returns (float64 C-contiguous array, labels tuple, run names or None)."""
+    run_names = None
+    if hasattr(values, "values") and hasattr(values, "labels") and hasattr(values, "runs") \
+            and not isinstance(values, np.ndarray):  # a cwla Evaluation
+        labels = values.labels if labels is None else labels
+        run_names = tuple(str(r) for r in values.runs)
+        values = values.values
+    try:
+        V = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise DiscpowerError(f"{name} must be an array of numbers (metric x run x topic): {err}") from None
+    dims = "3-dimensional (metrics x runs x topics)" + (" or 2-dimensional (metrics x runs)" if allow_2d else "")
+    if V.ndim != 3 and not (allow_2d and V.ndim == 2):
+        raise DiscpowerError(f"{name} must be {dims}, got {V.ndim} dimension(s) with shape {V.shape}")
+    n_metrics, n_runs = V.shape[0], V.shape[1]
+    if labels is None:
+        raise DiscpowerError(f"labels are required: one name per metric ({n_metrics} for {name} of shape {V.shape})")
+    if isinstance(labels, str):
+        raise DiscpowerError("labels must be a sequence of metric names, not one string")
+    labels = tuple(str(lab) for lab in labels)
+    if len(labels) != n_metrics:
+        raise DiscpowerError(f"{len(labels)} labels for {n_metrics} metrics (the first axis of {name}, "
+                             f"shape {V.shape}); give one label per metric")
+    if len(set(labels)) != len(labels):
+        raise DiscpowerError(f"metric labels must be unique; repeated: "
+                             f"{sorted({lab for lab in labels if labels.count(lab) > 1})}")
+    if runs is not None:
+        idx = _run_index(runs, n_runs, run_names)
+        V = V[:, idx]
+        if run_names is not None:
+            run_names = tuple(run_names[i] for i in idx)
+        n_runs = V.shape[1]
+    if n_metrics < min_metrics:
+        raise DiscpowerError(f"{name} has {n_metrics} metric(s); this needs at least {min_metrics}")
+    if n_runs < min_runs:
+        raise DiscpowerError(f"{name} has {n_runs} run(s) (systems); this needs at least {min_runs}")
+    if V.ndim == 3 and V.shape[2] < min_topics:
+        raise DiscpowerError(f"{name} has {V.shape[2]} topic(s); this needs at least {min_topics}")
+    bad = ~np.isfinite(V)
+    if bad.any():
+        where = tuple(int(k) for k in np.argwhere(bad)[0])
+        raise DiscpowerError(f"{name} has a non-finite score ({V[where]}) at index {where} "
+                             f"(metric '{labels[where[0]]}'); scores must be finite numbers")
+    return np.ascontiguousarray(V), labels, run_names
+
+
+def _run_index(runs, n_runs, run_names):
+    """Indices of the selected runs: a boolean mask, integer indices, or run names (with an Evaluation)."""
+    if isinstance(runs, str) or not isinstance(runs, (Sequence, np.ndarray)):
+        raise DiscpowerError(f"runs must be a boolean mask, a sequence of run indices or of run names; "
+                             f"got {runs!r}")
+    arr = np.asarray(runs)
+    if arr.dtype == bool:
+        if arr.shape != (n_runs,):
+            raise DiscpowerError(f"a boolean runs mask needs one entry per run ({n_runs}), got shape {arr.shape}")
+        return np.flatnonzero(arr)
+    if arr.size and (arr.dtype.kind in "US" or arr.dtype == object):
+        if run_names is None:
+            raise DiscpowerError("runs given by name need an Evaluation as values (a plain array has no run "
+                                 "names); pass run indices instead")
+        missing = [r for r in runs if str(r) not in run_names]
+        if missing:
+            raise DiscpowerError(f"unknown run(s) {missing}; the evaluation has {list(run_names)}")
+        idx = np.array([run_names.index(str(r)) for r in runs], dtype=np.int64)
+    elif arr.size == 0:
+        idx = np.zeros(0, dtype=np.int64)
+    elif arr.dtype.kind in "iu":
+        idx = arr.astype(np.int64).ravel()
+        if idx.min() < -n_runs or idx.max() >= n_runs:
+            raise DiscpowerError(f"run index out of range: the array has {n_runs} runs, got {runs!r}")
+        idx = idx % n_runs
+    else:
+        raise DiscpowerError(f"runs must be a boolean mask, run indices or run names; got dtype {arr.dtype}")
+    if len(set(idx.tolist())) != len(idx):
+        raise DiscpowerError("runs selects a run more than once")
+    return idx
+
+
+# --------------------------------------------------------------------------- public functions
+
+def kendall_tau_b(a, b, *, tie_tolerance: float = 0.0) -> float:
+    """Kendall's tau-b between two score vectors (one score per system).
+
+    Ties are handled as tau-b; with the default ``tie_tolerance=0`` the value equals
+    ``scipy.stats.kendalltau(a, b, variant="b").statistic``. NaN when every score of
+    ``a`` (or of ``b``) is tied.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n,)
+        Scores of the same n >= 2 systems under two metrics (finite numbers).
+    tie_tolerance : float
+        Scores that differ by at most this much count as tied.
+
+    Examples
+    --------
+    >>> kendall_tau_b([0.1, 0.2, 0.3, 0.4], [0.1, 0.3, 0.2, 0.4])
+    0.6666666666666669
+    """
+    a, b = _pair(a, b)
+    return float(_tau_b(a, b, _tolerance(tie_tolerance)))
+
+
+def _strict_order(s, ties, name):
+    """Positions of the items from best (highest score) to worst; ties by the given order or an error."""
+    order = np.lexsort((np.arange(s.shape[0]), -s))  # descending score, then ascending index
+    if ties == "raise":
+        srt = s[order]
+        tied = np.flatnonzero(srt[1:] == srt[:-1])
+        if tied.size:
+            i, j = sorted((int(order[tied[0]]), int(order[tied[0] + 1])))
+            raise DiscpowerError(f"tau_ap with ties='raise': systems {i} and {j} have the same score in {name} "
+                                 f"({srt[tied[0]]}); pass ties='order' to break ties by the order given")
+    return order
+
+
+def _tau_ap_one(reference, candidate, ties, names=("a (the reference)", "b")):
+    n = reference.shape[0]
+    ref_pos = np.empty(n, dtype=np.int64)
+    ref_pos[_strict_order(reference, ties, names[0])] = np.arange(n)
+    r = ref_pos[_strict_order(candidate, ties, names[1])]       # reference position of the candidate's i-th system
+    above = r[None, :] < r[:, None]                   # [i, j]: the reference puts j above i
+    correct = np.tril(above, k=-1).sum(axis=1)        # C(i): systems above i in both rankings
+    i = np.arange(1, n)
+    return float(2.0 / (n - 1) * np.sum(correct[1:] / i) - 1.0)
+
+
+def tau_ap(a, b, *, symmetric: bool = False, ties: str = "order") -> float:
+    """AP correlation of ranking ``b`` against the reference ranking ``a`` (Yilmaz, Aslam &
+    Robertson, SIGIR 2008)::
+
+        tau_AP = 2 / (n - 1) * sum_{i=2..n} C(i) / (i - 1)  -  1
+
+    where the systems are taken in ``b``'s order (highest score first) and C(i) counts the
+    systems above the i-th that the reference ``a`` also ranks above it. A swap near the
+    top costs more than one near the bottom; it is not symmetric in a and b.
+
+    Parameters
+    ----------
+    a : array-like of shape (n,)
+        Reference scores (higher = better).
+    b : array-like of shape (n,)
+        Scores of the ranking being judged.
+    symmetric : bool
+        Return the mean of ``tau_ap(a, b)`` and ``tau_ap(b, a)``.
+    ties : {"order", "raise"}
+        Tie convention (in either vector): ``"order"`` breaks ties by the order given
+        (the system that comes first ranks higher), so both rankings are strict;
+        ``"raise"`` refuses tied scores (exact equality).
+
+    Examples
+    --------
+    >>> round(tau_ap([4, 3, 2, 1], [4, 2, 3, 1]), 4)   # swap at ranks 2-3
+    0.6667
+    >>> round(tau_ap([4, 3, 2, 1], [3, 4, 2, 1]), 4)   # swap at the top costs more
+    0.3333
+    """
+    if ties not in ("order", "raise"):
+        raise DiscpowerError(f"The 'ties' parameter of tau_ap must be 'order' or 'raise'. Got {ties!r} instead.")
+    a, b = _pair(a, b)
+    if symmetric:
+        return 0.5 * (_tau_ap_one(a, b, ties) + _tau_ap_one(b, a, ties))
+    return _tau_ap_one(a, b, ties)
+
+
+def tau_confidence_interval(tau, n, level: float = 0.95):
+    """Confidence interval of Kendall's tau by Fisher's z transform::
+
+        z = arctanh(tau);  se = sqrt(0.437 / (n - 4));  (tanh(z - q se), tanh(z + q se))
+
+    with q the 1 - (1 - level) / 2 standard normal quantile (Fieller, Hartley & Pearson,
+    Biometrika 1957). tau = +-1 would give z = +-inf: z is clipped to the largest finite
+    value, so the interval degenerates to (about) the point +-1 instead of NaN
+    (its bound at tau is exactly +-1). A NaN
+    tau (undefined) gives a NaN interval.
+
+    Parameters
+    ----------
+    tau : float or array-like
+        Kendall tau value(s) in [-1, 1].
+    n : int
+        Number of systems ranked (> 4).
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    (low, high) : floats, or arrays shaped like ``tau``
+
+    Examples
+    --------
+    >>> low, high = tau_confidence_interval(0.8, 40)
+    >>> round(low, 4), round(high, 4)
+    (0.7078, 0.8654)
+    """
+    from scipy.stats import norm
+
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise DiscpowerError(f"n (the number of systems) must be an integer. Got {n!r} instead.")
+    if n <= 4:
+        raise DiscpowerError(f"the tau confidence interval needs n > 4 systems (se = sqrt(0.437 / (n - 4))); "
+                             f"got n = {n}")
+    level = _level(level)
+    scalar = np.ndim(tau) == 0
+    try:
+        t = np.asarray(tau, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise DiscpowerError(f"tau must be a number or an array of numbers: {err}") from None
+    if np.any(np.abs(t[~np.isnan(t)]) > 1.0):
+        raise DiscpowerError(f"tau must lie in [-1, 1]; got {t[np.abs(np.nan_to_num(t)) > 1.0].ravel()[0]}")
+    edge = np.nextafter(1.0, 0.0)
+    z = np.arctanh(np.clip(t, -edge, edge))
+    half = norm.ppf(1.0 - (1.0 - level) / 2.0) * np.sqrt(FIELLER_VARIANCE / (n - 4))
+    low, high = np.tanh(z - half), np.tanh(z + half)
+    low = np.where(t == -1.0, -1.0, low)    # the interval always holds tau itself
+    high = np.where(t == 1.0, 1.0, high)
+    if scalar:
+        return float(low), float(high)
+    return low, high
+
+
+# --------------------------------------------------------------------------- the matrix
+
+@attrs.frozen(eq=False)
+class RankingSimilarity:
+    """Similarity of the system rankings of every pair of metrics (plain data, pure methods).
+
+    Attributes
+    ----------
+    labels : tuple of str
+        The metrics.
+    tau : ndarray of shape (M, M)
+        ``tau[i, j]`` = the correlation between the rankings of metrics i and j (1 on the
+        diagonal). For ``method="tau_ap"`` row i is the reference: ``tau[i, j]`` =
+        ``tau_ap(metric i, metric j)`` (not symmetric).
+    ci_low, ci_high : ndarray of shape (M, M)
+        Confidence bounds (Fisher z, se = sqrt(0.437 / (n - 4))); NaN for tau_AP (no such
+        interval) or when ``level`` is None.
+    n_systems : int
+        Systems (runs) ranked.
+    method : str
+        ``"tau_b"``, ``"tau_ap"`` or ``"tau_ap_symmetric"``.
+    level : float or None
+        Confidence level of the intervals.
+    means : ndarray of shape (M, n_systems)
+        The system scores (mean over topics) that were ranked.
+    runs : tuple of str or None
+        Run names, when known (values given as a cwla Evaluation).
+    """
+
+    labels: tuple
+    tau: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    n_systems: int
+    method: str
+    level: float | None = 0.95
+    means: np.ndarray | None = None
+    runs: tuple | None = None
+
+    @property
+    def symmetric(self) -> bool:
+        return self.method != "tau_ap"
+
+    def to_frame(self):
+        """Long form: one row per pair ``metric_a, metric_b, tau, ci_low, ci_high``.
+
+        Symmetric methods give each unordered pair once (a before b in ``labels``);
+        ``tau_ap`` gives every ordered pair (metric_a is the reference)."""
+        import pandas as pd
+
+        m = len(self.labels)
+        if self.symmetric:
+            i, j = np.triu_indices(m, k=1)
+        else:
+            i, j = np.nonzero(~np.eye(m, dtype=bool))
+        names = np.array(self.labels, dtype=object)
+        return pd.DataFrame({
+            "metric_a": names[i], "metric_b": names[j], "tau": self.tau[i, j],
+            "ci_low": self.ci_low[i, j], "ci_high": self.ci_high[i, j],
+        })
+
+    def to_latex(self, digits: int = 2) -> str:
+        """The tau matrix as a LaTeX tabular (lower triangle for symmetric methods; rows are
+        the reference for tau_AP)."""
+        m = len(self.labels)
+        lines = ["\\begin{tabular}{l" + "r" * m + "}", "\\hline",
+                 " & " + " & ".join(f"\\rotatebox{{90}}{{{_tex(lab)}}}" for lab in self.labels) + " \\\\",
+                 "\\hline"]
+        for i, lab in enumerate(self.labels):
+            cells = []
+            for j in range(m):
+                if self.symmetric and j > i:
+                    cells.append("")
+                elif np.isnan(self.tau[i, j]):
+                    cells.append("--")
+                else:
+                    cells.append(f"{self.tau[i, j]:.{digits}f}")
+            lines.append(f"{_tex(lab)} & " + " & ".join(cells) + " \\\\")
+        lines += ["\\hline", "\\end{tabular}"]
+        return "\n".join(lines)
+
+    def plot(self, ax=None, annotate: bool = True, cmap: str = "RdBu_r", digits: int = 2, colorbar: bool = True):
+        """A heatmap of the tau matrix like Chen & Sakai's Figure 2: a diverging colour map
+        over [-1, 1], each cell annotated with its value, column labels rotated.
+        Needs matplotlib (imported here only). Returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        m = len(self.labels)
+        if ax is None:
+            size = max(4.0, 0.32 * m + 2.0)
+            _, ax = plt.subplots(figsize=(size + 1.0, size))
+        image = ax.imshow(self.tau, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
+        ax.set_xticks(range(m))
+        ax.set_yticks(range(m))
+        ax.set_xticklabels(self.labels, rotation=90)
+        ax.set_yticklabels(self.labels)
+        if annotate:
+            font = max(3.0, min(9.0, 180.0 / max(m, 1)))
+            for i in range(m):
+                for j in range(m):
+                    v = self.tau[i, j]
+                    text = "" if np.isnan(v) else f"{v:.{digits}f}"
+                    ax.text(j, i, text, ha="center", va="center", fontsize=font,
+                            color="white" if abs(v) > 0.6 else "black")
+        if colorbar:
+            ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04,
+                               label={"tau_b": "Kendall $\\tau_b$"}.get(self.method, "$\\tau_{AP}$"))
+        ax.set_title(f"System-ranking similarity ({self.n_systems} systems)")
+        return ax
+
+
+def ranking_similarity(values, labels=None, runs=None, method: str = "tau_b", level: float | None = 0.95, *,
+                       tie_tolerance: float = TIE_TOLERANCE) -> RankingSimilarity:
+    """Correlation between the system rankings of every pair of metrics.
+
+    The system ranking of a metric is by mean score per run (over topics).
+
+    Parameters
+    ----------
+    values : array-like of shape (M, n_runs, n_topics) or (M, n_runs), or a cwla Evaluation
+        Scores (``cwla.evaluate(...).values``), or per-run means already.
+    labels : sequence of str
+        One name per metric (default: the Evaluation's labels).
+    runs : boolean mask, sequence of int, or sequence of run names (with an Evaluation), optional
+        The runs to rank (default: all).
+    method : {"tau_b", "tau_ap", "tau_ap_symmetric"}
+        Kendall's tau-b (with confidence intervals), tau_AP with the row metric as reference,
+        or the mean of tau_AP in both directions.
+    level : float or None
+        Confidence level of the tau-b intervals; None skips them (then 2 runs suffice,
+        otherwise at least 5 are needed).
+    tie_tolerance : float
+        Mean scores within this count as tied for tau-b (see the module notes); tau_AP
+        breaks ties by the order of the runs.
+
+    Returns
+    -------
+    RankingSimilarity
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> quality = rng.random(8)
+    >>> values = np.stack([quality[:, None] + rng.normal(0, s, (8, 20)) for s in (0.1, 0.2)])
+    >>> sim = ranking_similarity(values, ["m1", "m2"])
+    >>> sim.tau.shape, float(sim.tau[0, 0])
+    ((2, 2), 1.0)
+    """
+    if method not in _METHODS:
+        raise DiscpowerError(f"The 'method' parameter must be one of {list(_METHODS)}. Got {method!r} instead.")
+    if level is not None:
+        level = _level(level)
+    tol = _tolerance(tie_tolerance)
+    min_runs = 5 if (method == "tau_b" and level is not None) else 2
+    V, labels, run_names = _score_array(values, labels, runs, min_runs=min_runs)
+    means = V.mean(axis=2) if V.ndim == 3 else V
+    means = np.ascontiguousarray(means)
+    m, n = means.shape
+    nan = np.full((m, m), np.nan)
+    if method == "tau_b":
+        tau = _tau_b_matrix(means, tol)
+        if level is not None:
+            low, high = tau_confidence_interval(tau, n, level)
+        else:
+            low, high = nan, nan.copy()
+    else:
+        tau = np.ones((m, m))
+        for i in range(m):
+            for j in range(m):
+                if i != j:
+                    tau[i, j] = tau_ap(means[i], means[j], symmetric=(method == "tau_ap_symmetric"))
+        low, high = nan, nan.copy()
+    return RankingSimilarity(labels=labels, tau=tau, ci_low=low, ci_high=high, n_systems=int(n), method=method,
+                             level=level if method == "tau_b" else None, means=means, runs=run_names)
