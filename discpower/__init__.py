@@ -2,11 +2,32 @@
 
 Paired randomised Tukey HSD and the other pairwise tests, discriminative power
 and ASL curves, system-ranking similarity, split-half consistency (Sakai 2006,
-2018, 2021; Carterette 2012; Chen & Sakai 2023).
+2018, 2021; Carterette 2012; Chen & Sakai 2023), and one entry point,
+:func:`meta_evaluate`, that runs them all on a collection.
+
+>>> import numpy as np, discpower
+>>> X = np.random.default_rng(0).random((20, 4))       # topics x systems
+>>> discpower.randomised_tukey_hsd(X, 1000, seed=1).pvalue.shape
+(4, 4)
 """
 
 from ._validate import DiscpowerError
+from .consistency import SplitHalfConsistency, split_half_consistency, topic_split
+from .io import read_discpower, read_matrix, write_matrix, write_pairs
+from .meta import MetaEvaluation, meta_evaluate
+from .power import asl_curves, discriminative_power, plot_asl_curves
 from .result import PairwiseTest
+from .significance import adjust_pvalues, fisher_randomisation, paired_bootstrap, paired_t_test, parametric_tukey_hsd
+from .similarity import RankingSimilarity, kendall_tau_b, ranking_similarity, tau_ap, tau_confidence_interval
 from .tukey import randomised_tukey_hsd
 
-__all__ = ["DiscpowerError", "PairwiseTest", "randomised_tukey_hsd"]
+__all__ = [
+    "DiscpowerError", "PairwiseTest",
+    "randomised_tukey_hsd", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "paired_bootstrap",
+    "adjust_pvalues",
+    "discriminative_power", "asl_curves", "plot_asl_curves",
+    "kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity", "RankingSimilarity",
+    "split_half_consistency", "SplitHalfConsistency", "topic_split",
+    "meta_evaluate", "MetaEvaluation",
+    "read_matrix", "read_discpower", "write_matrix", "write_pairs",
+]

@@ -6,7 +6,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ._validate import alpha_level
+from ._validate import DiscpowerError, alpha_level
 
 __all__ = ["PairwiseTest"]
 
@@ -78,11 +78,11 @@ class PairwiseTest:
         return np.sort(self.pair_pvalues())
 
     def delta(self, alpha: float = 0.05) -> float:
-        """Delta_alpha: the (1 - alpha) quantile of the null distribution, the smallest
-        mean difference that the test calls significant (randomisation tests only)."""
+        """Delta_alpha: the (1 - alpha) quantile of the null distribution. A pair whose statistic
+        exceeds it by more than the 1e-10 tie tolerance has p < alpha (randomisation tests only)."""
         alpha = alpha_level(alpha)
         if self.null_distribution is None:
-            raise ValueError(f"{self.method} has no null distribution; Delta_alpha needs a randomisation test")
+            raise DiscpowerError(f"{self.method} has no null distribution; Delta_alpha needs a randomisation test")
         return float(np.quantile(self.null_distribution, 1.0 - alpha, method="higher"))
 
     def to_frame(self) -> pd.DataFrame:
@@ -102,7 +102,8 @@ class PairwiseTest:
         floor = None if self.n_resamples is None else 1.0 / self.n_resamples
 
         def show(p):
-            text = f"$<{floor:.{digits}g}$" if (floor is not None and p == 0) else f"{p:.{digits}f}"
+            text = f"$<1/{self.n_resamples:,}$".replace(",", "{,}") if (floor is not None and p == 0) \
+                else f"{p:.{digits}f}"
             return f"\\textbf{{{text}}}" if p < alpha else text
 
         lines = ["\\begin{tabular}{llrr}", "\\hline",

@@ -122,8 +122,7 @@ def randomised_tukey_hsd(X, n_trials=10_000, seed=None, *, systems=None, plus_on
     null = null_ranges(X, B, np.uint64(seed))
     p = exceedance_pvalues(d, null, plus_one=plus_one)
     np.fill_diagonal(p, np.nan)
-    means = S / n
     return PairwiseTest(
-        method="randomised Tukey HSD", systems=names, diff=means[:, None] - means[None, :], statistic=d,
+        method="randomised Tukey HSD", systems=names, diff=(S[:, None] - S[None, :]) / n, statistic=d,
         pvalue=p, n_topics=n, null_distribution=null, n_resamples=B, seed=seed,
     )
