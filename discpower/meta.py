@@ -144,12 +144,12 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
     for k, label in enumerate(ev.labels):
         tests[label] = randomised_tukey_hsd(ev.values[k].T, B, tukey_seed, systems=ev.runs)
         tick(k + 1, len(ev.labels))
-    similarity = ranking_similarity(ev.values, ev.labels, runs=ev.runs)
+    similarity = ranking_similarity(ev)
     consistency = None
     if n_splits:
         consistency = split_half_consistency(
             ev.values, ev.labels, n_splits=int(n_splits), seed=split_seed, n_trials=split_B, alpha=alpha,
-            runs=ev.runs, progress=reporter(progress, int(n_splits), "split-half consistency"),
+            progress=reporter(progress, int(n_splits), "split-half consistency"),
         )
     return MetaEvaluation(evaluation=ev, tests=tests, similarity=similarity, consistency=consistency,
                           alpha=alpha, seed=seed)
