@@ -84,10 +84,7 @@ def bench_pipeline(data: Path):
 
     runs = sorted((data / "runs").glob("*.gz"))
     qrels = data / "qrels" / "qrels.dl19-passage.txt"
-    setting = dict(cutoff=10, depth=10, stop=True)
-    metrics = {name: (m.with_options(gain=cwla.Exponential(3)) if isinstance(m.browsing, cwla.ERR)
-                      else m.with_options(gain=cwla.Linear(3)))
-               for name, m in zip(cwla.chen_sakai_names(), cwla.chen_sakai_metrics(**setting))}
+    metrics = cwla.chen_sakai_paper_grid(gmax=3)
     print(f"\n== 2. full meta-evaluation, DL19 ({len(runs)} runs), 39 metrics ==")
     discpower.meta_evaluate(qrels, runs[:6], dict(list(metrics.items())[:2]), n_trials=10, n_splits=2)  # warm
     t0 = time.perf_counter()

@@ -17,7 +17,7 @@ from .collection import Collection, prepare
 from .errors import ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError
 from .evaluation import Evaluation, evaluate
 from .gains import Binary, Exponential, GainMap, Linear, Table, parse_gain
-from .grid import all_combinations, chen_sakai_metrics, chen_sakai_names
+from .grid import all_combinations, chen_sakai_grid, chen_sakai_metrics, chen_sakai_names, chen_sakai_paper_grid
 from .metric import DEFAULTS, Metric
 from .readers import read_qrels, read_run, run_name
 from .text import parse_metric
@@ -31,7 +31,7 @@ __all__ = [
     "ERG", "ETG", "Avg", "Max", "Fin", "PE", "ERRAgg", "Aggregation",
     "Linear", "Exponential", "Binary", "Table", "GainMap", "parse_gain",
     "Metric", "DEFAULTS", "parse_metric",
-    "all_combinations", "chen_sakai_metrics", "chen_sakai_names",
+    "all_combinations", "chen_sakai_metrics", "chen_sakai_names", "chen_sakai_grid", "chen_sakai_paper_grid",
     "read_qrels", "read_run", "run_name", "prepare", "Collection", "evaluate", "Evaluation",
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
     "warmup", "synthetic",

@@ -14,7 +14,7 @@ from .browsing import BROWSING_MODELS
 from .metric import Metric
 from .text import CHEN_SAKAI_DEFAULTS
 
-__all__ = ["all_combinations", "chen_sakai_metrics", "chen_sakai_names"]
+__all__ = ["all_combinations", "chen_sakai_metrics", "chen_sakai_names", "chen_sakai_grid", "chen_sakai_paper_grid"]
 
 
 def all_combinations(**options) -> list[Metric]:
@@ -47,3 +47,29 @@ def chen_sakai_names(include_constant: bool = False) -> list[str]:
         for agg, cls in AGGREGATIONS.items()
         if include_constant or not (BROWSING_MODELS[model].gain_free and cls.gain_free)
     ]
+
+
+def chen_sakai_grid(**options) -> dict:
+    """The 39 valid metrics labelled by the paper's names: ``{"Precision_ERG": Metric, ...}``,
+    each with ``options``; pass it to :func:`cwla.evaluate` to get results labelled that way.
+
+    Examples
+    --------
+    >>> grid = chen_sakai_grid(cutoff=10, depth=10, stop=True)
+    >>> str(grid["INST_PE"])
+    'INST(T=2.5)+PE(beta=0.5)[cutoff=10, depth=10, stop=true]'
+    """
+    return dict(zip(chen_sakai_names(), chen_sakai_metrics(**options)))
+
+
+def chen_sakai_paper_grid(gmax: float = 3) -> dict:
+    """The 39 metrics as Chen & Sakai evaluate them (TR19DL): cutoff 10, depth 10, the user
+    surely stops at rank 10, linear gains ``g / gmax`` -- exponential ``(2^g - 1) / 2^gmax``
+    for the ERR browsing model. Labelled by the paper's names."""
+    from .browsing import ERR
+    from .gains import Exponential, Linear
+
+    return {
+        name: m.with_options(gain=Exponential(gmax) if isinstance(m.browsing, ERR) else Linear(gmax))
+        for name, m in chen_sakai_grid(cutoff=10, depth=10, stop=True).items()
+    }

@@ -446,17 +446,30 @@ class RankingSimilarity:
         lines += ["\\hline", "\\end{tabular}"]
         return "\n".join(lines)
 
-    def plot(self, ax=None, annotate: bool = True, cmap: str = "RdBu_r", digits: int = 2, colorbar: bool = True):
-        """A heatmap of the tau matrix like Chen & Sakai's Figure 2: a diverging colour map
-        over [-1, 1], each cell annotated with its value, column labels rotated.
+    def plot(self, ax=None, annotate: bool | None = None, cmap: str | None = None, digits: int = 2,
+             colorbar: bool = True, vmin: float | None = None):
+        """A heatmap of the tau matrix like Chen & Sakai's Figure 2, column labels rotated.
+
+        When every tau is >= 0 (the usual case between metrics) the colours span
+        [vmin, 1] on a sequential map, vmin = the smallest tau rounded down to 0.1,
+        so differences are visible; otherwise a diverging map over [-1, 1].
+        ``annotate`` (default: up to 20 metrics) writes each value in its cell.
         Needs matplotlib (imported here only). Returns the Axes."""
         import matplotlib.pyplot as plt
 
         m = len(self.labels)
+        if annotate is None:
+            annotate = m <= 20
+        finite = self.tau[np.isfinite(self.tau)]
+        positive = finite.size and finite.min() >= 0.0
+        if vmin is None:
+            vmin = np.floor(finite.min() * 10) / 10 if positive else -1.0
+        if cmap is None:
+            cmap = "viridis" if positive else "RdBu_r"
         if ax is None:
             size = max(4.0, 0.32 * m + 2.0)
             _, ax = plt.subplots(figsize=(size + 1.0, size))
-        image = ax.imshow(self.tau, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
+        image = ax.imshow(self.tau, cmap=cmap, vmin=vmin, vmax=1.0, interpolation="nearest")
         ax.set_xticks(range(m))
         ax.set_yticks(range(m))
         ax.set_xticklabels(self.labels, rotation=90)
@@ -467,8 +480,9 @@ class RankingSimilarity:
                 for j in range(m):
                     v = self.tau[i, j]
                     text = "" if np.isnan(v) else f"{v:.{digits}f}"
+                    dark = (v - vmin) / (1.0 - vmin) < 0.5 if positive else abs(v) > 0.6
                     ax.text(j, i, text, ha="center", va="center", fontsize=font,
-                            color="white" if abs(v) > 0.6 else "black")
+                            color="white" if dark else "black")
         if colorbar:
             ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04,
                                label={"tau_b": "Kendall $\\tau_b$"}.get(self.method, "$\\tau_{AP}$"))

@@ -140,3 +140,11 @@ def test_metrics_are_immutable_values():
     assert m.resolve() == Metric(RBP(0.8), ERG(), gain=Linear(), cutoff=None, depth=1000, stop=False,
                                  normalize="none")
     assert {m, Metric(RBP(0.8), ERG())} == {m}
+
+
+def test_paper_grid_uses_exponential_gains_for_the_err_model_only():
+    grid = cwla.chen_sakai_paper_grid(gmax=3)
+    assert list(grid) == cwla.chen_sakai_names()
+    assert str(grid["ERR_ERG"]) == "ERR+ERG[gain=exponential(gmax=3), cutoff=10, depth=10, stop=true]"
+    assert str(grid["INST_PE"]) == "INST(T=2.5)+PE(beta=0.5)[gain=linear(gmax=3), cutoff=10, depth=10, stop=true]"
+    assert cwla.chen_sakai_grid()["RBP_ERG"] == cwla.parse_metric("RBP_ERG")
