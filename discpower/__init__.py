@@ -20,6 +20,7 @@ from .result import PairwiseTest
 from .significance import adjust_pvalues, fisher_randomisation, paired_bootstrap, paired_t_test, parametric_tukey_hsd
 from .similarity import RankingSimilarity, kendall_tau_b, ranking_similarity, tau_ap, tau_confidence_interval
 from .tukey import randomised_tukey_hsd
+from .warmup import warmup
 
 __all__ = [
     "DiscpowerError", "PairwiseTest",
@@ -30,4 +31,5 @@ __all__ = [
     "split_half_consistency", "SplitHalfConsistency", "topic_split",
     "meta_evaluate", "MetaEvaluation",
     "read_matrix", "read_discpower", "write_matrix", "write_pairs",
+    "warmup",
 ]

@@ -107,3 +107,7 @@ def test_dl19_ndcg10_discriminative_power_is_stable_across_seeds():
     dps = [discpower.randomised_tukey_hsd(X, 10_000, seed=s).discriminative_power(0.05) for s in range(1, 6)]
     assert max(dps) - min(dps) <= 0.02, dps  # each within +-0.01 of the middle
     assert 0.2 < np.mean(dps) < 0.6
+
+
+def test_warmup_compiles_every_kernel_and_reports_seconds():
+    assert discpower.warmup() >= 0.0
