@@ -13,7 +13,7 @@ True
 
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import AP, DCG, ERR, INST, RBP, BrowsingModel, Precision
-from .collection import Collection, prepare
+from .collection import Collection, RunSet, prepare, read_runs
 from .errors import ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError
 from .evaluation import Evaluation, evaluate
 from .gains import Binary, Exponential, GainMap, Linear, Table, parse_gain
@@ -32,7 +32,7 @@ __all__ = [
     "Linear", "Exponential", "Binary", "Table", "GainMap", "parse_gain",
     "Metric", "DEFAULTS", "parse_metric",
     "all_combinations", "chen_sakai_metrics", "chen_sakai_names", "chen_sakai_grid", "chen_sakai_paper_grid",
-    "read_qrels", "read_run", "run_name", "prepare", "Collection", "evaluate", "Evaluation",
+    "read_qrels", "read_run", "run_name", "prepare", "Collection", "read_runs", "RunSet", "evaluate", "Evaluation",
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
     "warmup", "synthetic",
 ]

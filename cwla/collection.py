@@ -27,7 +27,7 @@ from ._tokenize import field_keys, read_run_arrays
 from .errors import CwlaWarning, InputError
 from .readers import read_qrels, read_run, run_name
 
-__all__ = ["Collection", "prepare"]
+__all__ = ["Collection", "RunSet", "prepare", "read_runs"]
 
 
 @attrs.frozen(eq=False)
@@ -138,6 +138,46 @@ def _run_arrays(source):
     return _encode(frame["topic"]), _encode(frame["docno"]), scores
 
 
+@attrs.frozen(eq=False)
+class RunSet:
+    """Runs read once, before any qrels: per run its topics and docnos (UTF-8 bytes arrays)
+    and scores (float32, as trec_eval keeps them), in input order.
+
+    :func:`prepare` joins a RunSet with qrels; reading the runs once and joining them
+    with many qrels (candidate qrels, sampled qrels) avoids reading the files again.
+    """
+
+    names: tuple
+    topics: tuple
+    docnos: tuple
+    scores: tuple
+    sources: tuple  # what each run was read from (for error messages that name file and line)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def read_runs(runs, *, workers: int | None = None) -> RunSet:
+    """Read runs (see :func:`prepare` for the accepted forms) into a :class:`RunSet`.
+
+    Files are read by ``workers`` threads (default: the number of CPUs, at most 4).
+    """
+    if isinstance(runs, RunSet):
+        return runs
+    named = _named_runs(runs)
+    if not named:
+        raise InputError("no runs given: pass at least one run file, DataFrame or dict")
+    names = [name for name, _ in named]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"run names must be unique; {dupes} appear more than once (rename the files or pass a dict)")
+    workers = workers or min(4, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        arrays = list(pool.map(_run_arrays, [source for _, source in named]))
+    return RunSet(names=tuple(names), topics=tuple(a[0] for a in arrays), docnos=tuple(a[1] for a in arrays),
+                  scores=tuple(a[2] for a in arrays), sources=tuple(source for _, source in named))
+
+
 def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None) -> Collection:
     """Read qrels and runs once into a :class:`Collection`.
 
@@ -145,9 +185,10 @@ def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None
     ----------
     qrels : path, DataFrame or dict
         Anything :func:`cwla.read_qrels` accepts.
-    runs : path, DataFrame, list or dict
+    runs : path, DataFrame, list, dict or RunSet
         One run, a list of run files (named by file name without ``.gz``) or
-        DataFrames, or a dict ``{name: path or DataFrame or run dict}``.
+        DataFrames, a dict ``{name: path or DataFrame or run dict}``, or runs
+        already read by :func:`read_runs`.
     order : {"trec_eval", "file"}
         ``"trec_eval"`` (default): score descending, ties by docno descending,
         scores compared as single-precision floats like trec_eval (which keeps
@@ -163,16 +204,10 @@ def prepare(qrels, runs, *, order: str = "trec_eval", workers: int | None = None
     if order not in ("trec_eval", "file"):
         raise ValueError(f"The 'order' parameter of prepare must be 'trec_eval' or 'file'. Got {order!r} instead.")
     q = read_qrels(qrels)
-    named = _named_runs(runs)
-    if not named:
-        raise InputError("no runs given: pass at least one run file, DataFrame or dict")
-    names = [name for name, _ in named]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InputError(f"run names must be unique; {dupes} appear more than once (rename the files or pass a dict)")
-    workers = workers or min(4, os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        arrays = list(pool.map(_run_arrays, [source for _, source in named]))
+    run_set = read_runs(runs, workers=workers)
+    names = list(run_set.names)
+    arrays = list(zip(run_set.topics, run_set.docnos, run_set.scores))
+    named = list(zip(run_set.names, run_set.sources))
 
     topics = sorted(set(q["topic"].tolist()))
     topic_index = {t: i for i, t in enumerate(topics)}
