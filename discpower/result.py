@@ -37,6 +37,8 @@ class PairwiseTest:
         Number of resampling trials.
     seed : int or None
         The seed that reproduces the resampling.
+    means : ndarray of shape (m,) or None
+        Each system's mean score over the topics.
     """
 
     method: str
@@ -48,6 +50,7 @@ class PairwiseTest:
     null_distribution: np.ndarray | None = None
     n_resamples: int | None = None
     seed: int | None = None
+    means: np.ndarray | None = None
 
     @property
     def n_systems(self) -> int:

@@ -170,7 +170,7 @@ def paired_t_test(X, *, systems=None, correction=None) -> PairwiseTest:
     method = "paired t-test" if correction is None else f"paired t-test ({correction})"
     return PairwiseTest(method=method, systems=names, diff=diff,
                         statistic=_square(t, i, j, m, antisymmetric=True, diagonal=0.0),
-                        pvalue=_square(p, i, j, m), n_topics=n)
+                        pvalue=_square(p, i, j, m), n_topics=n, means=X.mean(axis=0))
 
 
 # ----------------------------------------------------------------------------- parametric Tukey HSD
@@ -241,7 +241,7 @@ def parametric_tukey_hsd(X, *, systems=None) -> PairwiseTest:
     p = np.clip(scipy.stats.studentized_range.sf(values, m, dof), 0.0, 1.0)[inverse]
     np.fill_diagonal(q, 0.0)
     return PairwiseTest(method="parametric Tukey HSD", systems=names, diff=diff, statistic=q,
-                        pvalue=_square(p, i, j, m), n_topics=n)
+                        pvalue=_square(p, i, j, m), n_topics=n, means=X.mean(axis=0))
 
 
 # ----------------------------------------------------------------------------- two systems
@@ -377,14 +377,15 @@ def fisher_randomisation(x, y=None, *, n_trials=10_000, seed=None, systems=None,
         count = int(_exact_flip_count(X, d - TIE_TOLERANCE))
         p = count / float(2**n)
         return PairwiseTest(method="exact Fisher randomisation", systems=names, diff=diff, statistic=stat,
-                            pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n)
+                            pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
+                            means=X.mean(axis=0))
     B = _check_trials(n_trials)
     seed = seed_value(seed)
     null = null_ranges(X, B, np.uint64(seed))
     p = float(exceedance_pvalues(d, null, plus_one=plus_one))
     return PairwiseTest(method="Fisher randomisation", systems=names, diff=diff, statistic=stat,
                         pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
-                        null_distribution=null, n_resamples=B, seed=seed)
+                        null_distribution=null, n_resamples=B, seed=seed, means=X.mean(axis=0))
 
 
 # ----------------------------------------------------------------------------- paired bootstrap
@@ -508,4 +509,4 @@ def paired_bootstrap(x, y=None, *, n_trials=10_000, seed=None, systems=None, plu
     return PairwiseTest(method="paired bootstrap", systems=names, diff=diff,
                         statistic=np.array([[0.0, z], [-z, 0.0]]),
                         pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
-                        null_distribution=null, n_resamples=B, seed=seed)
+                        null_distribution=null, n_resamples=B, seed=seed, means=X.mean(axis=0))
