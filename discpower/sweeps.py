@@ -1,0 +1,205 @@
+"""Grids of candidate qrels compared with the ground truth: generators x parameters x repetitions,
+or a set of candidate qrels files; one tidy frame out (McKechnie et al. 2025, Figures 1 and 2).
+
+The ground truth is scored and tested once per process (:class:`QrelsComparer`); the
+grid is cut into chunks that run on any ``concurrent.futures.Executor`` -- a local
+``ProcessPoolExecutor``, a thread pool, or a Dask cluster's ``client.get_executor()``.
+With run *files* every worker reads them itself once; in-memory runs travel with
+each chunk.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from cwla.readers import read_qrels
+
+from ._progress import reporter
+from ._validate import DiscpowerError, seed_value
+from .qrels_compare import QrelsComparer
+
+__all__ = ["Sweep", "sweep"]
+
+_COMPARERS: dict = {}  # per-process cache: recipe token -> QrelsComparer
+
+
+@attrs.frozen
+class _Recipe:
+    """Everything a worker needs to rebuild the ground-truth comparer (picklable)."""
+
+    token: str
+    truth: object
+    runs: object
+    metric: object
+    settings: dict
+
+
+def _comparer(recipe: _Recipe) -> QrelsComparer:
+    comparer = _COMPARERS.get(recipe.token)
+    if comparer is None:
+        if len(_COMPARERS) > 4:
+            _COMPARERS.clear()
+        comparer = QrelsComparer.build(recipe.truth, recipe.runs, recipe.metric, **recipe.settings)
+        _COMPARERS[recipe.token] = comparer
+    return comparer
+
+
+def _candidate(comparer, item):
+    from .generators import GENERATORS
+
+    kind, generator, parameter, repetition, seed, qrels = item
+    if kind == "file":
+        return qrels
+    fn = GENERATORS[generator] if isinstance(generator, str) else generator
+    return fn(comparer.truth, comparer.runs, parameter, seed)
+
+
+def _run_chunk(recipe: _Recipe, items: list) -> list[dict]:
+    """Compare every candidate of a chunk; rows of the tidy frame."""
+    comparer = _comparer(recipe)
+    rows = []
+    for item in items:
+        kind, generator, parameter, repetition, seed, _ = item
+        result = comparer.compare(_candidate(comparer, item))
+        name = generator if isinstance(generator, str) else getattr(generator, "__name__", "custom")
+        for measure, value in result.measures.items():
+            rows.append({"generator": name, "parameter": parameter, "repetition": repetition,
+                         "measure": measure, "value": float(value)})
+    return rows
+
+
+@attrs.frozen(eq=False)
+class Sweep:
+    """Result of :func:`sweep`: a tidy frame and pure methods over it.
+
+    ``frame`` columns: ``generator, parameter, repetition, measure, value`` (for candidate files
+    ``generator`` is the candidate's name and ``parameter`` is NaN).
+    """
+
+    frame: pd.DataFrame
+    metric: str
+    alpha: float
+
+    def summary(self) -> pd.DataFrame:
+        """Mean, standard deviation and count over repetitions, per generator, parameter and measure."""
+        grouped = self.frame.groupby(["generator", "parameter", "measure"], sort=False, dropna=False)["value"]
+        return grouped.agg(["mean", "std", "count"]).reset_index()
+
+    def table(self, measures=("TP", "TN", "FP", "FN", "1P", "1R", "2P", "2R", "BAC", "MCC", "tau")) -> pd.DataFrame:
+        """Wide table, one row per generator and parameter, the mean of each measure (McKechnie's Table 1)."""
+        s = self.summary()
+        wide = s.pivot_table(index=["generator", "parameter"], columns="measure", values="mean", sort=False,
+                             dropna=False)
+        return wide[[m for m in measures if m in wide.columns]]
+
+    def plot(self, measures=("1R", "2R", "BAC", "MCC"), ax=None, generator=None):
+        """McKechnie et al.'s Figure 2: measures against the generator's parameter (e.g. the sampling
+        rate), mean over repetitions with one-standard-deviation error bars."""
+        import matplotlib.pyplot as plt
+
+        s = self.summary()
+        gens = s["generator"].unique()
+        gen = generator if generator is not None else gens[0]
+        s = s[(s.generator == gen) & s.measure.isin(measures)]
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        for measure in measures:
+            part = s[s.measure == measure].sort_values("parameter")
+            ax.errorbar(part["parameter"], part["mean"], yerr=part["std"].fillna(0.0), marker="o", ms=3,
+                        capsize=2, lw=1, label=measure)
+        ax.set_xlabel(f"{gen} parameter")
+        ax.set_ylabel("value")
+        ax.set_title(f"{self.metric}, alpha = {self.alpha}")
+        ax.legend(frameon=False, fontsize="small")
+        return ax
+
+
+def _items(generators, parameters, repetitions, candidates, seed):
+    items = []
+    if candidates is not None:
+        if not isinstance(candidates, Mapping) or not candidates:
+            raise DiscpowerError("candidates must be a non-empty dict {name: qrels path or DataFrame}")
+        for name, qrels in candidates.items():
+            items.append(("file", str(name), np.nan, 0, 0, qrels))
+    if generators:
+        from .generators import GENERATORS
+
+        if isinstance(generators, (str,)) or callable(generators):
+            generators = [generators]
+        if not isinstance(parameters, Sequence) or not len(parameters):
+            raise DiscpowerError("parameters must be a non-empty list (e.g. sampling rates 0.1 ... 1.0)")
+        if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
+            raise DiscpowerError(f"The 'repetitions' parameter must be an integer >= 1. Got {repetitions!r} instead.")
+        for g, generator in enumerate(generators):
+            if isinstance(generator, str) and generator not in GENERATORS:
+                raise DiscpowerError(f"unknown generator {generator!r}; accepted: {', '.join(GENERATORS)} or a "
+                                     f"callable (truth, runs, parameter, seed) -> qrels")
+            for p, parameter in enumerate(parameters):
+                for rep in range(int(repetitions)):
+                    child = int(np.random.SeedSequence([seed, g, p, rep]).generate_state(1, dtype=np.uint64)[0])
+                    items.append(("generated", generator, parameter, rep, child, None))
+    if not items:
+        raise DiscpowerError("nothing to sweep: give generators (with parameters) or candidates")
+    return items
+
+
+def sweep(truth, runs, metric="nDCG@10", *, generators=None, parameters=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
+          0.9, 1.0), repetitions: int = 10, candidates=None, executor=None, chunk_size: int = 10, test="tukey",
+          alpha=0.05, n_trials=10_000, seed=0, progress=False, **options) -> Sweep:
+    """Compare a grid of candidate qrels with the ground truth.
+
+    Parameters
+    ----------
+    truth : qrels
+        The ground truth.
+    runs : run files, DataFrames, dict or RunSet
+        Pass file paths to let process-pool workers read the runs themselves.
+    metric : str or Metric
+        One metric (``options`` such as cutoff go to cwla.evaluate).
+    generators : str, callable or list of them
+        Names from :data:`discpower.generators.GENERATORS` (``"sampling"``, ``"sampling-relabel"``,
+        ``"topics"``, ``"pooling"``, ``"popularity"``) or callables ``(truth, runs, parameter, seed) -> qrels``.
+    parameters : list
+        The generator parameter values (sampling rates, topic fractions, pool depths, top-k).
+    repetitions : int
+        Independent draws per parameter (seeded from ``seed``).
+    candidates : dict, optional
+        ``{name: qrels}`` compared as they are (LLM labels, other assessors).
+    executor : concurrent.futures.Executor, optional
+        Runs the chunks (None: in this process).
+    chunk_size : int
+        Candidates per task.
+    test, alpha, n_trials, seed
+        As for :func:`compare_qrels`; the same test seed for every candidate.
+
+    Returns
+    -------
+    Sweep
+    """
+    seed = seed_value(seed)
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+        raise DiscpowerError(f"The 'chunk_size' parameter must be an integer >= 1. Got {chunk_size!r} instead.")
+    items = _items(generators, parameters, repetitions, candidates, seed)
+    truth = truth if isinstance(truth, (str, bytes)) or hasattr(truth, "__fspath__") else read_qrels(truth)
+    settings = dict(test=test, alpha=alpha, n_trials=n_trials, seed=seed, **options)
+    recipe = _Recipe(token=uuid.uuid4().hex, truth=truth, runs=runs, metric=metric, settings=settings)
+    comparer = _comparer(recipe) if executor is None else None  # in-process: validate inputs up front
+    chunks = [items[k:k + chunk_size] for k in range(0, len(items), chunk_size)]
+    tick = reporter(progress, len(chunks), "qrels sweep")
+    rows = []
+    if executor is None:
+        for k, chunk in enumerate(chunks):
+            rows += _run_chunk(recipe, chunk)
+            tick(k + 1, len(chunks))
+    else:
+        futures = [executor.submit(_run_chunk, recipe, chunk) for chunk in chunks]
+        for k, future in enumerate(futures):
+            rows += future.result()
+            tick(k + 1, len(chunks))
+    label = comparer.label if comparer is not None else str(metric)
+    return Sweep(frame=pd.DataFrame(rows), metric=label, alpha=float(alpha))
