@@ -5,13 +5,16 @@ Usage::
     discpower tukey MATRIX.tsv [--trials B] [--seed S] [--plus-one]
     discpower meta QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
                    [--trials B] [--splits N] [--alpha A] [--seed S] [--figures DIR] [--quiet]
+    discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--trials B] [--alpha A]
+                   [--seed S] [--test T] [--direction-aware] [--pairs FILE]
 
 ``tukey`` reads a matrix (a header line of system names, then one line of
 scores per topic) and prints TSV ``system_a, system_b, diff, pvalue`` (diff =
 mean a - mean b) for every pair. ``meta`` scores the runs with cwla and prints
 the meta-evaluation report: per metric discriminative power, Delta_alpha,
 split-half mean tau and how many metrics it significantly outperforms; then the
-Kendall tau-b matrix between the metrics' system rankings.
+Kendall tau-b matrix between the metrics' system rankings. ``compare-qrels``
+prints ``measure, value`` lines (TP, TN, FP, FN, 1P, 1R, 2P, 2R, BAC, MCC, ...).
 """
 
 from __future__ import annotations
@@ -61,6 +64,29 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--figures", metavar="DIR", help="also write asl.png and similarity.png into DIR")
     m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.set_defaults(func=_cmd_meta)
+
+    c = commands.add_parser("compare-qrels", help="compare candidate qrels with ground-truth qrels",
+                            description="Score the runs under the ground truth and the candidate qrels with one "
+                                        "metric, run the same test on each and print the agreement measures "
+                                        "(McKechnie et al. 2025; Otero et al. 2023) as TSV: measure, value.")
+    c.add_argument("--truth", required=True, metavar="QRELS", help="ground-truth qrels")
+    c.add_argument("--candidate", required=True, metavar="QRELS", help="candidate qrels")
+    c.add_argument("runs", metavar="RUN", nargs="+", help="run files")
+    c.add_argument("-m", "--metric", default="nDCG@10", metavar="METRIC", help="one metric (default nDCG@10)")
+    c.add_argument("--gain", metavar="GAIN", help="gain map for metrics that do not set one")
+    c.add_argument("--cutoff", metavar="K", type=int)
+    c.add_argument("--depth", metavar="H", type=int)
+    c.add_argument("--stop", action="store_true")
+    c.add_argument("--test", default="tukey", choices=("tukey", "t-test", "t-test-holm", "t-test-bonferroni",
+                                                       "parametric-tukey"), help="pairwise test (default tukey)")
+    c.add_argument("--trials", type=int, default=10_000, metavar="B", help="Tukey HSD trials (10000)")
+    c.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
+    c.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    c.add_argument("--direction-aware", action="store_true",
+                   help="a pair significant under both with opposite signs counts as FP")
+    c.add_argument("--kappa-threshold", type=float, metavar="G", help="Cohen's kappa on binary labels (grade >= G)")
+    c.add_argument("--pairs", metavar="FILE", help="also write the pair-level detail (TSV) to FILE ('-': stdout)")
+    c.set_defaults(func=_cmd_compare)
     return parser
 
 
@@ -102,6 +128,44 @@ def _cmd_meta(args) -> int:
     for line in topic_notes(report.evaluation, PROG):
         print(line, file=sys.stderr)
     return 0
+
+
+def _cmd_compare(args) -> int:
+    from cwla.gains import parse_gain
+
+    from .qrels_compare import COUNTS, compare_qrels
+
+    for option in ("cutoff", "depth"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            raise ValueError(f"--{option} must be an integer >= 1, got {value}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = compare_qrels(args.truth, args.candidate, args.runs, args.metric, test=args.test,
+                               alpha=args.alpha, n_trials=args.trials, seed=args.seed,
+                               direction_aware=args.direction_aware, kappa_threshold=args.kappa_threshold,
+                               gain=parse_gain(args.gain) if args.gain else None, cutoff=args.cutoff,
+                               depth=args.depth, stop=True if args.stop else None)
+    lines = ["measure\tvalue"]
+    for measure, value in result.measures.items():
+        lines.append(f"{measure}\t{int(value) if measure in COUNTS else _number(value)}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    if args.pairs:
+        text = result.pairs.to_csv(sep="\t", index=False, float_format="%.6f")
+        if args.pairs == "-":
+            sys.stdout.write("\n" + text)
+        else:
+            with open(args.pairs, "w") as fh:
+                fh.write(text)
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    return 0
+
+
+def _number(value) -> str:
+    """A measure with 6 decimals, NaN as 'nan'."""
+    value = float(value)
+    return "nan" if value != value else f"{value:.6f}"
 
 
 def _figures(report, directory) -> None:

@@ -45,10 +45,12 @@ from .similarity import kendall_tau_b
 from .tukey import randomised_tukey_hsd
 
 __all__ = ["QrelsComparison", "QrelsComparer", "compare_qrels", "compare_tests", "confusion_measures", "significance_test",
-           "cohen_kappa", "CATEGORIES", "TESTS"]
+           "cohen_kappa", "CATEGORIES", "COUNTS", "TESTS"]
 
 #: Otero et al.'s agreement categories, in report order
 CATEGORIES = ("AA", "AD", "MA_G", "MD_G", "MA_L", "MD_L", "PA", "PD")
+#: the measures that are counts of pairs or documents (integers)
+COUNTS = frozenset({"TP", "TN", "FP", "FN", "pairs", "kappa_overlap", *CATEGORIES})
 #: names accepted by ``test=``
 TESTS = ("tukey", "t-test", "t-test-holm", "t-test-bonferroni", "parametric-tukey")
 
