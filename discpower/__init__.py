@@ -3,7 +3,9 @@
 Paired randomised Tukey HSD and the other pairwise tests, discriminative power
 and ASL curves, system-ranking similarity, split-half consistency (Sakai 2006,
 2018, 2021; Carterette 2012; Chen & Sakai 2023), and one entry point,
-:func:`meta_evaluate`, that runs them all on a collection.
+:func:`meta_evaluate`, that runs them all on a collection; the comparison of
+candidate qrels with ground truth (McKechnie et al. 2025; Otero et al. 2023):
+:func:`compare_qrels`, candidate generators, sweeps and a topic-bootstrap stability check.
 
 >>> import numpy as np, discpower
 >>> X = np.random.default_rng(0).random((20, 4))       # topics x systems
@@ -16,8 +18,18 @@ from .consistency import SplitHalfConsistency, split_half_consistency, topic_spl
 from .io import read_discpower, read_matrix, write_matrix, write_pairs
 from .meta import MetaEvaluation, meta_evaluate
 from .power import asl_curves, discriminative_power, plot_asl_curves
+from .qrels_compare import (
+    QrelsComparer,
+    QrelsComparison,
+    cohen_kappa,
+    compare_qrels,
+    compare_tests,
+    confusion_measures,
+)
 from .result import PairwiseTest
 from .significance import adjust_pvalues, fisher_randomisation, paired_bootstrap, paired_t_test, parametric_tukey_hsd
+from .stability import Stability, truth_stability
+from .sweeps import Sweep, sweep
 from .similarity import RankingSimilarity, kendall_tau_b, ranking_similarity, tau_ap, tau_confidence_interval
 from .tukey import randomised_tukey_hsd
 from .warmup import warmup
@@ -31,5 +43,7 @@ __all__ = [
     "split_half_consistency", "SplitHalfConsistency", "topic_split",
     "meta_evaluate", "MetaEvaluation",
     "read_matrix", "read_discpower", "write_matrix", "write_pairs",
+    "compare_qrels", "QrelsComparer", "QrelsComparison", "compare_tests", "confusion_measures", "cohen_kappa",
+    "sweep", "Sweep", "truth_stability", "Stability",
     "warmup",
 ]

@@ -182,7 +182,8 @@ class QrelsComparison:
         ax.set_xlabel("mean score, ground-truth qrels")
         ax.set_ylabel("mean score, candidate qrels")
         ax.set_title(f"MCC {self.measures['MCC']:.3f}, tau {self.measures['tau']:.3f}")
-        ax.legend(fontsize="small", frameon=False)
+        if self.measures["FP"] or self.measures["FN"]:
+            ax.legend(fontsize="small", frameon=False)
         return ax
 
 
