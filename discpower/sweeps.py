@@ -6,6 +6,10 @@ grid is cut into chunks that run on any ``concurrent.futures.Executor`` -- a loc
 ``ProcessPoolExecutor``, a thread pool, or a Dask cluster's ``client.get_executor()``.
 With run *files* every worker reads them itself once; in-memory runs travel with
 each chunk.
+
+A local process pool must start its workers with ``spawn`` or ``forkserver``
+(``ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn"))``):
+numba's OpenMP thread pool does not survive ``fork()``.
 """
 
 from __future__ import annotations
@@ -171,7 +175,8 @@ def sweep(truth, runs, metric="nDCG@10", *, generators=None, parameters=(0.1, 0.
     candidates : dict, optional
         ``{name: qrels}`` compared as they are (LLM labels, other assessors).
     executor : concurrent.futures.Executor, optional
-        Runs the chunks (None: in this process).
+        Runs the chunks (None: in this process). A ``ProcessPoolExecutor`` needs
+        ``mp_context=multiprocessing.get_context("spawn")`` (numba's threads do not survive fork).
     chunk_size : int
         Candidates per task.
     test, alpha, n_trials, seed

@@ -1,0 +1,120 @@
+"""Sweeps of candidate qrels (executors included) and the topic-bootstrap stability check."""
+
+import multiprocessing
+import re
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np
+import pandas as pd
+import pytest
+
+import cwla
+import discpower
+from discpower import DiscpowerError
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    qrels, runs = cwla.synthetic.collection(n_topics=20, n_runs=8, seed=21)
+    root = tmp_path_factory.mktemp("sweep")
+    qrels_path, run_paths = cwla.synthetic.write_trec(qrels, runs, root)
+    half = qrels[(qrels.grade == 0) | (qrels.index % 2 == 0)]
+    binary = qrels.assign(grade=(qrels.grade >= 2).astype(float))
+    return qrels, qrels_path, run_paths, {"half": half, "binary": binary, "same": qrels}
+
+
+def _same_results(a, b):
+    key = ["generator", "parameter", "repetition", "measure"]
+    x = a.frame.sort_values(key).reset_index(drop=True)
+    y = b.frame.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(x, y)
+
+
+def test_candidate_sweep_matches_compare_qrels(files):
+    qrels, qrels_path, run_paths, candidates = files
+    result = discpower.sweep(qrels_path, run_paths, "nDCG@10", candidates=candidates, n_trials=1000, seed=3)
+    assert set(result.frame.generator) == {"half", "binary", "same"}
+    for name, cand in candidates.items():
+        direct = discpower.compare_qrels(qrels_path, cand, run_paths, "nDCG@10", n_trials=1000, seed=3)
+        got = result.frame[result.frame.generator == name].set_index("measure")["value"]
+        for measure in ("TP", "FN", "FP", "TN", "MCC", "kappa"):
+            assert got[measure] == pytest.approx(direct.measures[measure], nan_ok=True)
+    same = result.frame[result.frame.generator == "same"].set_index("measure")["value"]
+    assert same["FP"] == same["FN"] == 0
+    table = result.table()
+    assert list(table.columns[:4]) == ["TP", "TN", "FP", "FN"] and len(table) == 3
+
+
+def test_a_process_pool_gives_the_same_frame(files):
+    qrels, qrels_path, run_paths, candidates = files
+    local = discpower.sweep(qrels_path, run_paths, candidates=candidates, n_trials=500, seed=4, chunk_size=1)
+    # numba's OpenMP threads do not survive fork(): process pools must spawn (or forkserver) their workers
+    with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        remote = discpower.sweep(qrels_path, run_paths, candidates=candidates, n_trials=500, seed=4, chunk_size=1,
+                                 executor=pool)
+    _same_results(local, remote)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        threaded = discpower.sweep(qrels_path, run_paths, candidates=candidates, n_trials=500, seed=4, executor=pool)
+    _same_results(local, threaded)
+
+
+def test_custom_generator_grid_with_repetitions_and_figure(files):
+    qrels, qrels_path, run_paths, _ = files
+
+    def keep_fraction(truth, runs, parameter, seed):
+        rng = np.random.default_rng(seed)
+        return truth[rng.random(len(truth)) < parameter]
+
+    result = discpower.sweep(qrels, run_paths, generators=[keep_fraction], parameters=[0.3, 1.0], repetitions=3,
+                             n_trials=300, seed=5)
+    summary = result.summary()
+    assert set(summary.parameter) == {0.3, 1.0}
+    assert summary.groupby(["parameter", "measure"])["count"].max().eq(3).all()
+    full = summary[(summary.parameter == 1.0) & (summary.measure == "FN")]["mean"].item()
+    assert full == 0  # keeping everything loses nothing
+    again = discpower.sweep(qrels, run_paths, generators=[keep_fraction], parameters=[0.3, 1.0], repetitions=3,
+                            n_trials=300, seed=5)
+    _same_results(result, again)
+    assert result.plot(measures=("1R", "MCC")) is not None
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(), "nothing to sweep"),
+    (dict(candidates={}), "candidates must be a non-empty dict"),
+    (dict(generators=["nope"]), "unknown generator 'nope'"),
+    (dict(generators=[lambda *a: None], repetitions=0), "The 'repetitions' parameter must be an integer >= 1"),
+    (dict(candidates={"x": pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1]})}, chunk_size=0),
+     "The 'chunk_size' parameter must be an integer >= 1"),
+])
+def test_bad_sweeps(files, kwargs, message):
+    qrels, qrels_path, run_paths, _ = files
+    with pytest.raises(DiscpowerError, match=re.escape(message)):
+        discpower.sweep(qrels_path, run_paths, **kwargs)
+
+
+def test_truth_stability(files):
+    qrels, qrels_path, run_paths, candidates = files
+    stab = discpower.truth_stability(qrels_path, candidates, run_paths, n_boot=30, n_trials=300, seed=6)
+    summary = stab.summary()
+    mcc = summary[summary.measure == "MCC"].set_index("candidate")
+    assert set(mcc.index) == set(candidates)
+    assert (mcc["low"] <= mcc["high"]).all()
+    assert mcc.loc["same", "original"] == pytest.approx(1.0)
+    ranking = stab.ranking_stability()
+    assert 0 <= ranking["same_order"] <= 1 and set(ranking["keeps_rank"]) == set(candidates)
+    assert stab.frame["sample"].nunique() == 31
+    again = discpower.truth_stability(qrels_path, candidates, run_paths, n_boot=30, n_trials=300, seed=6)
+    pd.testing.assert_frame_equal(stab.frame, again.frame)
+
+
+def test_truth_stability_errors(files):
+    qrels, qrels_path, run_paths, candidates = files
+    with pytest.raises(DiscpowerError, match="candidates must be a non-empty dict"):
+        discpower.truth_stability(qrels_path, {}, run_paths)
+    with pytest.raises(DiscpowerError, match="The 'n_boot' parameter must be an integer >= 1"):
+        discpower.truth_stability(qrels_path, candidates, run_paths, n_boot=0)
+    with pytest.raises(DiscpowerError, match="unknown ranking measure 'XYZ'"):
+        discpower.truth_stability(qrels_path, candidates, run_paths, n_boot=2, n_trials=50, ranking_measure="XYZ")
