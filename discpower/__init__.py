@@ -15,6 +15,7 @@ candidate qrels with ground truth (McKechnie et al. 2025; Otero et al. 2023):
 
 from ._validate import DiscpowerError
 from .consistency import SplitHalfConsistency, split_half_consistency, topic_split
+from .generators import GENERATORS, depth_pool, popularity_qrels, sample_relevant, topic_subset
 from .io import read_discpower, read_matrix, write_matrix, write_pairs
 from .meta import MetaEvaluation, meta_evaluate
 from .power import asl_curves, discriminative_power, plot_asl_curves
@@ -45,5 +46,6 @@ __all__ = [
     "read_matrix", "read_discpower", "write_matrix", "write_pairs",
     "compare_qrels", "QrelsComparer", "QrelsComparison", "compare_tests", "confusion_measures", "cohen_kappa",
     "sweep", "Sweep", "truth_stability", "Stability",
+    "sample_relevant", "popularity_qrels", "topic_subset", "depth_pool", "GENERATORS",
     "warmup",
 ]

@@ -55,10 +55,17 @@ def score_matrix(X, *, name="X", min_systems=2, min_topics=2, systems=None):
     return np.ascontiguousarray(X), tuple(systems)
 
 
+#: the most resampling trials one call may ask for (the null distribution is kept: 8 bytes a trial)
+MAX_TRIALS = 10**9
+
+
 def n_trials(value, name="n_trials"):
-    """A positive integer number of resampling trials."""
+    """A positive integer number of resampling trials, at most :data:`MAX_TRIALS`."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise DiscpowerError(f"The '{name}' parameter must be an integer >= 1. Got {value!r} instead.")
+    if value > MAX_TRIALS:
+        raise DiscpowerError(f"The '{name}' parameter must be at most {MAX_TRIALS:,} (the null distribution is "
+                             f"kept in memory). Got {value!r} instead.")
     return int(value)
 
 
@@ -76,7 +83,7 @@ def seed_value(seed):
         return int(np.random.SeedSequence().entropy % (2**63))
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**63))
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise DiscpowerError(f"The 'seed' parameter must be a non-negative integer, a numpy Generator or None. "
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+        raise DiscpowerError(f"The 'seed' parameter must be an integer in [0, 2**64), a numpy Generator or None. "
                              f"Got {seed!r} instead.")
-    return int(seed) % (2**64)
+    return int(seed)

@@ -98,7 +98,7 @@ def _cmd_tukey(args) -> int:
     result = randomised_tukey_hsd(X, args.trials, args.seed, systems=systems, plus_one=args.plus_one)
     frame = result.to_frame()
     lines = ["system_a\tsystem_b\tdiff\tpvalue"]
-    lines += [f"{a}\t{b}\t{d:.6f}\t{p:.6f}" for a, b, d, p in
+    lines += [f"{a}\t{b}\t{d:.6f}\t{p:.6g}" for a, b, d, p in
               zip(frame.system_a, frame.system_b, frame["diff"], frame.pvalue)]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -44,23 +44,26 @@ _TUKEY_SALT = np.uint64(0x7F4A7C159E3779B9)
 # --------------------------------------------------------------------------- kernels
 
 @jit()
-def _draw_split(seed, b, h, perm, first):
-    """Split b: ``first[t]`` = True for the floor(n/2) topics of the first half."""
-    n = perm.shape[0]
-    for t in range(n):
+def _split_perm_into(perm, seed, b):
+    """``perm`` := the shuffled topic indices of split b (its first floor(n/2) entries are the first half)."""
+    for t in range(perm.shape[0]):
         perm[t] = t
     shuffle(perm, trial_state(seed, b))
-    for k in range(n):
+
+
+@jit()
+def _draw_split(seed, b, h, perm, first):
+    """Split b: ``first[t]`` = True for the floor(n/2) topics of the first half."""
+    _split_perm_into(perm, seed, b)
+    for k in range(perm.shape[0]):
         first[perm[k]] = k < h
 
 
 @jit()
 def _split_perm(n, seed, b):
-    """The shuffled topic indices of split b (its first floor(n/2) entries are the first half)."""
+    """The shuffled topic indices of split b."""
     perm = np.empty(n, dtype=np.int64)
-    for t in range(n):
-        perm[t] = t
-    shuffle(perm, trial_state(seed, b))
+    _split_perm_into(perm, seed, b)
     return perm
 
 

@@ -122,8 +122,9 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
     alpha = alpha_level(alpha)
     B = _check_trials(n_trials)
     split_B = B if split_trials is None else _check_trials(split_trials, "split_trials")
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 0:
-        raise DiscpowerError(f"The 'n_splits' parameter must be an integer >= 0. Got {n_splits!r} instead.")
+    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 0 or n_splits == 1:
+        raise DiscpowerError(f"The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. "
+                             f"Got {n_splits!r} instead.")
     seed = seed_value(seed)
     tukey_seed, split_seed = (int(s) for s in np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64))
 
@@ -135,6 +136,8 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
         if metrics is None:
             raise DiscpowerError("meta_evaluate: no metrics given (e.g. cwla.chen_sakai_metrics())")
         ev = evaluate(qrels, runs, metrics, **options)
+    if n_splits and len(ev.labels) < 2:
+        raise DiscpowerError("split-half consistency compares metrics: give at least 2 metrics, or n_splits=0")
     if len(ev.runs) < 5:
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
                              f"n > 4); got {len(ev.runs)}")

@@ -50,7 +50,7 @@ def discriminative_power(tests, alpha: float = 0.05) -> pd.DataFrame:
         p = test.pair_pvalues()
         rows.append({
             "metric": label,
-            "discriminative_power": float(np.mean(p < alpha)),
+            "discriminative_power": test.discriminative_power(alpha),
             "significant_pairs": int(np.sum(p < alpha)),
             "pairs": len(p),
             "delta": test.delta(alpha) if test.null_distribution is not None else np.nan,

@@ -39,6 +39,8 @@ class PairwiseTest:
         The seed that reproduces the resampling.
     means : ndarray of shape (m,) or None
         Each system's mean score over the topics.
+    plus_one : bool
+        The p-values are (count + 1) / (B + 1) rather than count / B.
     """
 
     method: str
@@ -51,6 +53,7 @@ class PairwiseTest:
     n_resamples: int | None = None
     seed: int | None = None
     means: np.ndarray | None = None
+    plus_one: bool = False
 
     @property
     def n_systems(self) -> int:
@@ -86,7 +89,13 @@ class PairwiseTest:
         alpha = alpha_level(alpha)
         if self.null_distribution is None:
             raise DiscpowerError(f"{self.method} has no null distribution; Delta_alpha needs a randomisation test")
-        return float(np.quantile(self.null_distribution, 1.0 - alpha, method="higher"))
+        null = np.sort(self.null_distribution)
+        B = len(null)
+        # the largest count of null values >= d that still gives p < alpha, under this result's p-value rule
+        k = int(np.ceil(alpha * (B + 1) - 1)) - 1 if self.plus_one else int(np.ceil(alpha * B)) - 1
+        if k < 0:
+            return float("inf")  # no difference can reach p < alpha with this B
+        return float(null[B - 1 - k])
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: ``system_a, system_b, diff, statistic, pvalue`` (diff = mean a - mean b)."""

@@ -425,8 +425,9 @@ def bootstrap_null(w, n_trials, seed):
                     lo = sample[k]
                 if sample[k] > hi:
                     hi = sample[k]
-            if lo == hi or ss == 0.0:
-                out[b] = 0.0
+            if lo == hi:
+                # a constant resample: z* is 0 for all zeros and infinite otherwise (its spread is 0)
+                out[b] = 0.0 if lo == 0.0 else np.inf
             else:
                 out[b] = abs(mean / (math.sqrt(ss / (n - 1)) / root_n))
     return out

@@ -22,6 +22,8 @@ tied. :func:`kendall_tau_b` uses exact equality by default, as scipy does.
 
 from __future__ import annotations
 
+import warnings
+
 import numbers
 from collections.abc import Sequence
 
@@ -29,6 +31,8 @@ import attrs
 import numpy as np
 
 from ._numba import jit
+from cwla.errors import CwlaWarning
+
 from ._validate import DiscpowerError
 from .result import _tex
 
@@ -36,7 +40,7 @@ __all__ = ["kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_simila
            "TIE_TOLERANCE", "FIELLER_VARIANCE"]
 
 #: Two mean scores closer than this count as tied in :func:`ranking_similarity` and the split-half consistency.
-TIE_TOLERANCE = 1e-10
+from .tukey import TIE_TOLERANCE  # noqa: E402  (one tie tolerance for the package)
 #: The numerator of Fieller, Hartley & Pearson's (1957) variance of Fisher's z of Kendall's tau: 0.437 / (n - 4).
 FIELLER_VARIANCE = 0.437
 
@@ -552,5 +556,9 @@ def ranking_similarity(values, labels=None, runs=None, method: str = "tau_b", le
                 if i != j:
                     tau[i, j] = tau_ap(means[i], means[j], symmetric=(method == "tau_ap_symmetric"))
         low, high = nan, nan.copy()
+    undefined = [labels[i] for i in range(len(labels)) if np.isnan(np.delete(tau[i], i)).all() and len(labels) > 1]
+    if undefined:
+        warnings.warn(f"tau is undefined (NaN) for {undefined}: every run has the same mean score under "
+                      f"{'it' if len(undefined) == 1 else 'them'}", CwlaWarning, stacklevel=2)
     return RankingSimilarity(labels=labels, tau=tau, ci_low=low, ci_high=high, n_systems=int(n), method=method,
                              level=level if method == "tau_b" else None, means=means, runs=run_names)

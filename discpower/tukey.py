@@ -124,5 +124,5 @@ def randomised_tukey_hsd(X, n_trials=10_000, seed=None, *, systems=None, plus_on
     np.fill_diagonal(p, np.nan)
     return PairwiseTest(
         method="randomised Tukey HSD", systems=names, diff=(S[:, None] - S[None, :]) / n, statistic=d,
-        pvalue=p, n_topics=n, null_distribution=null, n_resamples=B, seed=seed, means=S / n,
+        pvalue=p, n_topics=n, null_distribution=null, n_resamples=B, seed=seed, means=S / n, plus_one=plus_one,
     )

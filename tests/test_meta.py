@@ -78,7 +78,9 @@ def test_plots(report):
 @pytest.mark.parametrize("kwargs, message", [
     (dict(alpha=1.5), "The 'alpha' parameter must be a number in the open interval (0, 1). Got 1.5 instead."),
     (dict(n_trials=0), "The 'n_trials' parameter must be an integer >= 1. Got 0 instead."),
-    (dict(n_splits=-1), "The 'n_splits' parameter must be an integer >= 0. Got -1 instead."),
+    (dict(n_splits=-1), "The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. Got -1"),
+    (dict(n_splits=1), "The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. Got 1"),
+    (dict(metrics=["nDCG@10"]), "split-half consistency compares metrics: give at least 2 metrics"),
     (dict(metrics=None), "meta_evaluate: no metrics given"),
 ])
 def test_bad_arguments(synthetic, kwargs, message):

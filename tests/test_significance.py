@@ -360,3 +360,11 @@ def test_print_table_5_1_values(capsys):
     for name, p in rows.items():
         print(f"{name:32s} " + " ".join(f"{v:.4f}" for v in p))
     assert all(len(p) == 3 for p in rows.values())
+
+
+def test_bootstrap_counts_a_constant_nonzero_resample_as_infinitely_significant():
+    # with 2 topics, resamples that repeat one topic have spread 0: their |z*| is infinite, not 0
+    x = np.array([0.5, 0.9])
+    y = np.array([0.2, 0.75])
+    p = paired_bootstrap(x, y, n_trials=20_000, seed=1).pvalue[0, 1]
+    assert p == pytest.approx(0.5, abs=0.02)

@@ -355,9 +355,10 @@ def test_unknown_run_name_with_evaluation():
         ranking_similarity(ev, runs=["run01", "nope"])
 
 
-def test_constant_metric_gives_nan_not_an_error():
+def test_constant_metric_gives_nan_and_a_warning_not_an_error():
     V = _values()
     V[2] = 0.5
-    sim = ranking_similarity(V, LABELS)
+    with pytest.warns(UserWarning, match=r"tau is undefined \(NaN\) for \['m_c'\]"):
+        sim = ranking_similarity(V, LABELS)
     assert np.isnan(sim.tau[2]).all() and np.isnan(sim.ci_low[2, 0])
     assert sim.tau[0, 1] == ranking_similarity(_values(), LABELS).tau[0, 1]

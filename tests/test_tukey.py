@@ -243,9 +243,9 @@ def test_bad_n_trials(B):
         randomised_tukey_hsd(X51, n_trials=B, seed=1)
 
 
-@pytest.mark.parametrize("seed", [-1, 1.5, "7", True])
+@pytest.mark.parametrize("seed", [-1, 1.5, "7", True, 2**64])
 def test_bad_seed(seed):
-    with pytest.raises(DiscpowerError, match=r"The 'seed' parameter must be a non-negative integer"):
+    with pytest.raises(DiscpowerError, match=r"The 'seed' parameter must be an integer in \[0, 2\*\*64\)"):
         randomised_tukey_hsd(X51, n_trials=10, seed=seed)
 
 
@@ -309,3 +309,25 @@ def test_to_latex_bold_and_floor():
 
 def test_result_is_the_pairwise_test_type():
     assert isinstance(randomised_tukey_hsd(X51, n_trials=10, seed=1), PairwiseTest)
+
+
+def test_delta_agrees_with_the_pvalue_rule_for_both_definitions():
+    from discpower.tukey import exceedance_pvalues
+
+    X = np.random.default_rng(0).random((30, 5))
+    for B, plus_one, alpha in [(999, True, 0.05), (999, False, 0.05), (34, False, 0.03), (100, True, 0.01)]:
+        r = randomised_tukey_hsd(X, B, seed=1, plus_one=plus_one)
+        d = r.delta(alpha)
+        if np.isinf(d):
+            continue
+        assert exceedance_pvalues(d + 1e-9, r.null_distribution, plus_one=plus_one) < alpha
+        # and it is the smallest such null value: the next one down is not significant
+        below = np.sort(r.null_distribution)
+        smaller = below[below < d - 1e-9]
+        if len(smaller):
+            assert exceedance_pvalues(smaller[-1], r.null_distribution, plus_one=plus_one) >= alpha
+
+
+def test_trials_beyond_the_limit_are_a_clear_error():
+    with pytest.raises(DiscpowerError, match="must be at most 1,000,000,000"):
+        randomised_tukey_hsd(np.random.default_rng(0).random((5, 3)), 10**13)
