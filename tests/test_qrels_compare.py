@@ -192,3 +192,23 @@ def test_dl19_nist_vs_llama70b_counts_are_stable_across_seeds():
     assert not (changed & ~near).any()
     assert first.measures["pairs"] == 666 and first.measures["kappa_overlap"] == 9260
     assert first.measures["FP"] + first.measures["FN"] > 0
+
+
+def test_dl19_compare_qrels_command_end_to_end_is_stable_across_seeds(tmp_path, capsys):
+    root = shared_path("trec-dl-2019-passage")
+    runs = [str(p) for p in sorted((root / "runs").glob("*.gz"))]
+    truth = str(root / "qrels" / "qrels.dl19-passage.txt")
+    candidate = str(root / "candidate-qrels" / "llm" / "dl2019_test_4prompts_llama70b.txt")
+    outputs = []
+    for seed in (1, 2):
+        pairs = tmp_path / f"pairs{seed}.tsv"
+        assert main(["compare-qrels", "--truth", truth, "--candidate", candidate, *runs, "-m", "nDCG@10",
+                     "--trials", "10000", "--seed", str(seed), "--pairs", str(pairs)]) == 0
+        measures = dict(line.split("\t") for line in capsys.readouterr().out.splitlines()[1:])
+        outputs.append((measures, pd.read_csv(pairs, sep="\t")))
+    (m1, p1), (m2, p2) = outputs
+    mc = 4 * math.sqrt(0.05 * 0.95 / 10_000)
+    near = sum(((p[col] - 0.05).abs() < mc) for p in (p1, p2) for col in ("p_truth", "p_candidate")) > 0
+    for key in ("TP", "TN", "FP", "FN"):
+        assert abs(int(m1[key]) - int(m2[key])) <= int(near.sum()), key
+    assert int(m1["pairs"]) == 666
