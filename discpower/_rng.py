@@ -51,19 +51,24 @@ def below(u32, k):
 
 
 @jit()
+def next_below(state, bits, have, k):
+    """A draw in [0, k), taking 32 bits from the buffer ``bits`` (``have`` halves left) and
+    refilling it from the stream when empty; returns (state, bits, have, draw)."""
+    if have == 0:
+        state, bits = next_u64(state)
+        have = 2
+    u = bits & _LOW32
+    return state, bits >> _S32, have - 1, below(u, k)
+
+
+@jit()
 def shuffle(perm, state):
     """Fisher-Yates shuffle of ``perm`` in place (two draws per 64-bit output); returns the state."""
     n = perm.shape[0]
     bits = np.uint64(0)
     have = 0
     for i in range(n - 1, 0, -1):
-        if have == 0:
-            state, bits = next_u64(state)
-            have = 2
-        u = bits & _LOW32
-        bits = bits >> _S32
-        have -= 1
-        j = below(u, i + 1)
+        state, bits, have, j = next_below(state, bits, have, i + 1)
         tmp = perm[i]
         perm[i] = perm[j]
         perm[j] = tmp

@@ -26,7 +26,7 @@ import scipy.stats
 from numba import prange
 
 from ._numba import jit
-from ._rng import below, next_u64, trial_state
+from ._rng import next_below, trial_state
 from ._validate import DiscpowerError, score_matrix, seed_value
 from ._validate import n_trials as _check_trials
 from .result import PairwiseTest
@@ -39,8 +39,6 @@ __all__ = ["paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "pai
 MAX_EXACT_TOPICS = 24
 _CHUNK = 64  # trials per parallel task (fixed, so the split of the work never depends on the threads)
 _EXACT_CHUNK = 4096  # sign-flip masks per parallel task of the exact test
-_LOW32 = np.uint64(0xFFFFFFFF)
-_S32 = np.uint64(32)
 _CORRECTIONS = (None, "holm", "bonferroni")
 
 
@@ -405,13 +403,8 @@ def bootstrap_null(w, n_trials, seed):
             have = 0
             total = 0.0
             for k in range(n):
-                if have == 0:
-                    state, bits = next_u64(state)
-                    have = 2
-                u = bits & _LOW32
-                bits = bits >> _S32
-                have -= 1
-                v = w[below(u, n)]
+                state, bits, have, j = next_below(state, bits, have, n)
+                v = w[j]
                 sample[k] = v
                 total += v
             mean = total / n
