@@ -85,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--direction-aware", action="store_true",
                    help="a pair significant under both with opposite signs counts as FP")
     c.add_argument("--kappa-threshold", type=float, metavar="G", help="Cohen's kappa on binary labels (grade >= G)")
+    c.add_argument("--kappa-weights", choices=("linear", "quadratic"), help="weighted Cohen's kappa")
+    c.add_argument("--topics", choices=("common", "truth"), default="common",
+                   help="common (default): test the truth on the candidate's topics too; truth: on all its topics")
     c.add_argument("--pairs", metavar="FILE", help="also write the pair-level detail (TSV) to FILE ('-': stdout)")
     c.set_defaults(func=_cmd_compare)
     return parser
@@ -144,6 +147,7 @@ def _cmd_compare(args) -> int:
         result = compare_qrels(args.truth, args.candidate, args.runs, args.metric, test=args.test,
                                alpha=args.alpha, n_trials=args.trials, seed=args.seed,
                                direction_aware=args.direction_aware, kappa_threshold=args.kappa_threshold,
+                               kappa_weights=args.kappa_weights, topics=args.topics,
                                gain=parse_gain(args.gain) if args.gain else None, cutoff=args.cutoff,
                                depth=args.depth, stop=True if args.stop else None)
     lines = ["measure\tvalue"]
@@ -159,6 +163,10 @@ def _cmd_compare(args) -> int:
                 fh.write(text)
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    m = result.measures
+    if m["topics_candidate"] != m["topics_truth"] or args.topics == "truth":
+        print(f"{PROG}: note: ground truth tested on {m['topics_truth']} topics, candidate on "
+              f"{m['topics_candidate']}", file=sys.stderr)
     return 0
 
 

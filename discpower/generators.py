@@ -600,8 +600,12 @@ def _sampling_relabel(truth, runs, parameter, seed):
 
 
 def _topics(truth, runs, parameter, seed):
-    """``"topics"``: :func:`topic_subset` with ``fraction=parameter``; runs unused."""
+    """``"topics"``: :func:`topic_subset` with ``fraction=parameter``; runs unused. Sweeps compare it
+    with the ground truth on all its topics (``keeps_truth_topics``), as McKechnie et al.'s Table 2."""
     return topic_subset(truth, fraction=parameter, seed=seed)
+
+
+_topics.keeps_truth_topics = True
 
 
 def _pooling(truth, runs, parameter, seed):

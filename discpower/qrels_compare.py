@@ -49,8 +49,9 @@ __all__ = ["QrelsComparison", "QrelsComparer", "compare_qrels", "compare_tests",
 
 #: Otero et al.'s agreement categories, in report order
 CATEGORIES = ("AA", "AD", "MA_G", "MD_G", "MA_L", "MD_L", "PA", "PD")
-#: the measures that are counts of pairs or documents (integers)
-COUNTS = frozenset({"TP", "TN", "FP", "FN", "pairs", "kappa_overlap", *CATEGORIES})
+#: the measures that are counts of pairs, documents or topics (integers)
+COUNTS = frozenset({"TP", "TN", "FP", "FN", "pairs", "kappa_overlap", "topics_truth", "topics_candidate",
+                    *CATEGORIES})
 #: names accepted by ``test=``
 TESTS = ("tukey", "t-test", "t-test-holm", "t-test-bonferroni", "parametric-tukey")
 
@@ -129,7 +130,8 @@ class QrelsComparison:
     measures : dict
         ``TP, TN, FP, FN`` and every measure of :func:`confusion_measures`, ``sensitivity_truth``,
         ``sensitivity_candidate``, ``delta_sensitivity``, ``tau``, ``kappa``, ``kappa_overlap``,
-        the eight agreement categories, ``false_discovery_share`` and ``pairs``.
+        ``topics_truth``, ``topics_candidate``, the eight agreement categories,
+        ``false_discovery_share`` and ``pairs``.
     pairs : DataFrame
         One row per system pair: ``system_a, system_b, diff_truth, diff_candidate, p_truth,
         p_candidate, significant_truth, significant_candidate, category, outcome`` (TP/FP/FN/TN).
@@ -188,8 +190,14 @@ class QrelsComparison:
 
 
 def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alpha: float = 0.05,
-                  direction_aware: bool = False) -> QrelsComparison:
-    """Compare the significance pattern of two tests on the same systems (G first)."""
+                  direction_aware: bool = False, extra: dict | None = None) -> QrelsComparison:
+    """Compare the significance pattern of two tests on the same systems (G first).
+
+    ``extra`` measures (e.g. kappa) are reported after ``tau``. A pair whose mean
+    difference is 0 under either qrels has no direction to contradict: it counts as
+    "same sign". With ``direction_aware`` an AD pair (significant under both, opposite
+    signs) is an FP, so 1R = TP / (TP + FN) then leaves it out of both terms.
+    """
     alpha = alpha_level(alpha)
     if tuple(truth_test.systems) != tuple(candidate_test.systems):
         raise DiscpowerError(f"the two tests compare different systems: {len(truth_test.systems)} vs "
@@ -200,7 +208,8 @@ def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alp
     dg, dc = truth_test.diff[i, j], candidate_test.diff[i, j]
     pg, pc = truth_test.pvalue[i, j], candidate_test.pvalue[i, j]
     sig_g, sig_c = pg < alpha, pc < alpha
-    same = _sign(dg) == _sign(dc)
+    sg, sc = _sign(dg), _sign(dc)
+    same = (sg == sc) | (sg == 0) | (sc == 0)
     category = _categories(sig_g, sig_c, same)
     tp_mask = sig_g & sig_c & (same if direction_aware else True)
     fp_mask = (~sig_g & sig_c) | (sig_g & sig_c & ~same if direction_aware else False)
@@ -223,6 +232,7 @@ def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alp
     })
     measures["delta_sensitivity"] = measures["sensitivity_truth"] - measures["sensitivity_candidate"]
     measures["tau"] = kendall_tau_b(means_g.to_numpy(), means_c.to_numpy())
+    measures.update(extra or {})
     measures.update(cats)
     measures["false_discovery_share"] = _ratio(cats["MA_L"] + cats["MD_L"] + cats["AD"], int(sig_c.sum()))
     measures["pairs"] = n_pairs
@@ -279,6 +289,20 @@ def cohen_kappa(truth, candidate, *, threshold=None, weights=None) -> tuple[floa
     return (1.0 - float((w * observed).sum()) / den if den > 0 else math.nan), overlap
 
 
+def _check_options(direction_aware, kappa_threshold, kappa_weights, topics):
+    if not isinstance(direction_aware, bool):
+        raise DiscpowerError(f"The 'direction_aware' parameter must be True or False. Got {direction_aware!r} instead.")
+    number = isinstance(kappa_threshold, (int, float, np.integer, np.floating)) and not isinstance(kappa_threshold, bool)
+    if kappa_threshold is not None and not (number and math.isfinite(kappa_threshold)):
+        raise DiscpowerError(f"The 'kappa_threshold' parameter must be a finite number or None. "
+                             f"Got {kappa_threshold!r} instead.")
+    if kappa_weights not in (None, "linear", "quadratic"):
+        raise DiscpowerError(f"The 'kappa_weights' parameter must be None, 'linear' or 'quadratic'. "
+                             f"Got {kappa_weights!r} instead.")
+    if topics not in ("common", "truth"):
+        raise DiscpowerError(f"The 'topics' parameter must be 'common' or 'truth'. Got {topics!r} instead.")
+
+
 @attrs.frozen(eq=False)
 class QrelsComparer:
     """The ground truth scored and tested once, ready to compare many candidate qrels.
@@ -298,29 +322,53 @@ class QrelsComparer:
     direction_aware: bool
     kappa_threshold: float | None
     kappa_weights: str | None
+    topics: str
     truth_evaluation: object
     truth_test: PairwiseTest
+    _subset_tests: dict = attrs.field(factory=dict, repr=False)  # truth tests on topic subsets, by topic tuple
 
     @classmethod
     def build(cls, truth, runs, metric="nDCG@10", *, test="tukey", alpha=0.05, n_trials=10_000, seed=0,
-              direction_aware=False, kappa_threshold=None, kappa_weights=None, **options) -> "QrelsComparer":
+              direction_aware=False, kappa_threshold=None, kappa_weights=None, topics="common",
+              **options) -> "QrelsComparer":
         alpha = alpha_level(alpha)
+        _check_options(direction_aware, kappa_threshold, kappa_weights, topics)
         metrics, labels = as_metrics(metric)
         if len(metrics) != 1:
             raise DiscpowerError(f"compare one metric at a time; got {len(metrics)}: {labels}")
         if test not in TESTS and not callable(test):
-            significance_test(None, None, test)  # raises the message listing the accepted tests
+            raise DiscpowerError(f"unknown test {test!r}; accepted: {', '.join(TESTS)} or a callable "
+                                 f"(X, systems) -> PairwiseTest")
         g = read_qrels(truth)
         run_set = read_runs(runs)
         ev = evaluate(g, run_set, {labels[0]: metrics[0]}, **options)
         truth_test = significance_test(ev.values[0].T, ev.runs, test, n_trials=n_trials, seed=seed)
         return cls(truth=g, runs=run_set, metric=metrics[0], label=labels[0], options=dict(options), test=test,
                    alpha=alpha, n_trials=n_trials, seed=seed, direction_aware=bool(direction_aware),
-                   kappa_threshold=kappa_threshold, kappa_weights=kappa_weights, truth_evaluation=ev,
-                   truth_test=truth_test)
+                   kappa_threshold=kappa_threshold, kappa_weights=kappa_weights, topics=topics,
+                   truth_evaluation=ev, truth_test=truth_test)
 
-    def compare(self, candidate) -> QrelsComparison:
-        """Score and test the runs under ``candidate`` and compare with the ground truth."""
+    def truth_test_on(self, topics: tuple) -> PairwiseTest:
+        """The ground truth's test restricted to ``topics`` (cached)."""
+        if tuple(topics) == tuple(self.truth_evaluation.topics):
+            return self.truth_test
+        if topics not in self._subset_tests:
+            columns = [self.truth_evaluation.topics.index(t) for t in topics]
+            X = self.truth_evaluation.values[0][:, columns].T
+            self._subset_tests[topics] = significance_test(X, self.truth_evaluation.runs, self.test,
+                                                           n_trials=self.n_trials, seed=self.seed)
+        return self._subset_tests[topics]
+
+    def compare(self, candidate, *, topics: str | None = None) -> QrelsComparison:
+        """Score and test the runs under ``candidate`` and compare with the ground truth.
+
+        ``topics`` (default: the comparer's): ``"common"`` tests the ground truth on the
+        candidate's topics too, so a candidate judging fewer topics is compared on equal
+        terms; ``"truth"`` keeps the ground truth's test on all its topics (the topic-subset
+        experiments of McKechnie et al., Table 2, where fewer topics is the point).
+        """
+        topics = self.topics if topics is None else topics
+        _check_options(self.direction_aware, self.kappa_threshold, self.kappa_weights, topics)
         c = read_qrels(candidate)
         truth_topics, cand_topics = set(self.truth["topic"]), set(c["topic"])
         unknown = sorted(cand_topics - truth_topics)
@@ -334,19 +382,16 @@ class QrelsComparer:
         if ev.runs != self.truth_evaluation.runs:
             raise DiscpowerError("the candidate was scored on other runs than the ground truth")
         cand_test = significance_test(ev.values[0].T, ev.runs, self.test, n_trials=self.n_trials, seed=self.seed)
-        result = compare_tests(self.truth_test, cand_test, alpha=self.alpha, direction_aware=self.direction_aware)
+        truth_test = self.truth_test_on(ev.topics) if topics == "common" else self.truth_test
         kappa, overlap = cohen_kappa(self.truth, c, threshold=self.kappa_threshold, weights=self.kappa_weights)
-        measures = {}
-        for key, value in result.measures.items():
-            measures[key] = value
-            if key == "tau":
-                measures["kappa"] = kappa
-                measures["kappa_overlap"] = overlap
-        return attrs.evolve(result, measures=measures)
+        extra = {"kappa": kappa, "kappa_overlap": overlap, "topics_truth": truth_test.n_topics,
+                 "topics_candidate": cand_test.n_topics}
+        return compare_tests(truth_test, cand_test, alpha=self.alpha, direction_aware=self.direction_aware,
+                             extra=extra)
 
 
 def compare_qrels(truth, candidate, runs, metric="nDCG@10", *, test="tukey", alpha=0.05, n_trials=10_000,
-                  seed=0, direction_aware=False, kappa_threshold=None, kappa_weights=None,
+                  seed=0, direction_aware=False, kappa_threshold=None, kappa_weights=None, topics="common",
                   **options) -> QrelsComparison:
     """Compare candidate qrels with ground-truth qrels through the significance tests they lead to.
 
@@ -367,6 +412,10 @@ def compare_qrels(truth, candidate, runs, metric="nDCG@10", *, test="tukey", alp
         A pair significant under both with opposite signs counts as FP, not TP.
     kappa_threshold, kappa_weights
         Cohen's kappa on binary labels at this grade threshold, and linear/quadratic weights.
+    topics : {"common", "truth"}
+        "common" (default): when the candidate judges fewer topics, the ground truth is tested
+        on those topics too; "truth": the ground truth keeps all its topics (topic-subset studies).
+        ``measures`` reports both topic counts.
 
     Returns
     -------
@@ -374,5 +423,5 @@ def compare_qrels(truth, candidate, runs, metric="nDCG@10", *, test="tukey", alp
     """
     comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
                                    direction_aware=direction_aware, kappa_threshold=kappa_threshold,
-                                   kappa_weights=kappa_weights, **options)
+                                   kappa_weights=kappa_weights, topics=topics, **options)
     return comparer.compare(candidate)

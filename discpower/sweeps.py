@@ -5,7 +5,7 @@ The ground truth is scored and tested once per process (:class:`QrelsComparer`);
 grid is cut into chunks that run on any ``concurrent.futures.Executor`` -- a local
 ``ProcessPoolExecutor``, a thread pool, or a Dask cluster's ``client.get_executor()``.
 With run *files* every worker reads them itself once; in-memory runs travel with
-each chunk.
+each chunk (pass paths to feed a process pool cheaply).
 
 A local process pool must start its workers with ``spawn`` or ``forkserver``
 (``ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn"))``):
@@ -14,8 +14,10 @@ numba's OpenMP thread pool does not survive ``fork()``.
 
 from __future__ import annotations
 
+import threading
 import uuid
-from collections.abc import Mapping, Sequence
+import zlib
+from collections.abc import Iterable, Mapping
 
 import attrs
 import numpy as np
@@ -29,7 +31,8 @@ from .qrels_compare import QrelsComparer
 
 __all__ = ["Sweep", "sweep"]
 
-_COMPARERS: dict = {}  # per-process cache: recipe token -> QrelsComparer
+_COMPARERS: dict = {}  # per-process cache of worker processes: recipe token -> QrelsComparer
+_LOCK = threading.Lock()
 
 
 @attrs.frozen
@@ -44,36 +47,29 @@ class _Recipe:
 
 
 def _comparer(recipe: _Recipe) -> QrelsComparer:
-    comparer = _COMPARERS.get(recipe.token)
-    if comparer is None:
-        if len(_COMPARERS) > 4:
+    """The recipe's comparer, built once per worker process (one at a time; the last one kept)."""
+    with _LOCK:
+        comparer = _COMPARERS.get(recipe.token)
+        if comparer is None:
             _COMPARERS.clear()
-        comparer = QrelsComparer.build(recipe.truth, recipe.runs, recipe.metric, **recipe.settings)
-        _COMPARERS[recipe.token] = comparer
-    return comparer
+            comparer = QrelsComparer.build(recipe.truth, recipe.runs, recipe.metric, **recipe.settings)
+            _COMPARERS[recipe.token] = comparer
+        return comparer
 
 
-def _candidate(comparer, item):
-    from .generators import GENERATORS
-
-    kind, generator, parameter, repetition, seed, qrels = item
-    if kind == "file":
-        return qrels
-    fn = GENERATORS[generator] if isinstance(generator, str) else generator
-    return fn(comparer.truth, comparer.runs, parameter, seed)
-
-
-def _run_chunk(recipe: _Recipe, items: list) -> list[dict]:
+def _run_chunk(recipe: _Recipe, items: list, comparer: QrelsComparer | None = None) -> list[dict]:
     """Compare every candidate of a chunk; rows of the tidy frame."""
-    comparer = _comparer(recipe)
+    comparer = comparer if comparer is not None else _comparer(recipe)
     rows = []
-    for item in items:
-        kind, generator, parameter, repetition, seed, _ = item
-        result = comparer.compare(_candidate(comparer, item))
-        name = generator if isinstance(generator, str) else getattr(generator, "__name__", "custom")
-        for measure, value in result.measures.items():
-            rows.append({"generator": name, "parameter": parameter, "repetition": repetition,
-                         "measure": measure, "value": float(value)})
+    for name, fn, parameter, repetition, seed, qrels in items:
+        if fn is None:  # a candidate given as qrels
+            result = comparer.compare(qrels)
+        else:
+            # topic subsets are compared against the ground truth on all its topics (McKechnie's Table 2)
+            topics = "truth" if getattr(fn, "keeps_truth_topics", False) else None
+            result = comparer.compare(fn(comparer.truth, comparer.runs, parameter, seed), topics=topics)
+        rows += [{"generator": name, "parameter": parameter, "repetition": repetition, "measure": measure,
+                  "value": float(value)} for measure, value in result.measures.items()]
     return rows
 
 
@@ -88,6 +84,7 @@ class Sweep:
     frame: pd.DataFrame
     metric: str
     alpha: float
+    seed: int
 
     def summary(self) -> pd.DataFrame:
         """Mean, standard deviation and count over repetitions, per generator, parameter and measure."""
@@ -123,33 +120,68 @@ class Sweep:
         return ax
 
 
+def _named_generators(generators) -> dict:
+    """{name: callable} from names, callables, a list of them or a dict."""
+    from .generators import GENERATORS
+
+    if isinstance(generators, Mapping):
+        named = [(str(k), v) for k, v in generators.items()]
+    else:
+        if isinstance(generators, str) or callable(generators):
+            generators = [generators]
+        named = [(g, g) if isinstance(g, str) else (getattr(g, "__name__", "custom"), g) for g in generators]
+    out = {}
+    for name, fn in named:
+        if isinstance(fn, str):
+            if fn not in GENERATORS:
+                raise DiscpowerError(f"unknown generator {fn!r}; accepted: {', '.join(GENERATORS)} or a "
+                                     f"callable (truth, runs, parameter, seed) -> qrels")
+            fn = GENERATORS[fn]
+        if not callable(fn):
+            raise DiscpowerError(f"generator {name!r} is not callable")
+        if name in out:
+            raise DiscpowerError(f"two generators are named {name!r}; pass a dict {{name: generator}}")
+        out[name] = fn
+    return out
+
+
 def _items(generators, parameters, repetitions, candidates, seed):
+    """The grid: (name, generator or None, parameter, repetition, seed, qrels or None) per candidate.
+
+    A generated candidate's seed depends on (seed, generator name, repetition) only, so adding a
+    parameter value changes no other draw, and the draws are nested across rates for one repetition.
+    """
     items = []
     if candidates is not None:
         if not isinstance(candidates, Mapping) or not candidates:
             raise DiscpowerError("candidates must be a non-empty dict {name: qrels path or DataFrame}")
         for name, qrels in candidates.items():
-            items.append(("file", str(name), np.nan, 0, 0, qrels))
+            items.append((str(name), None, np.nan, 0, 0, qrels))
     if generators:
-        from .generators import GENERATORS
-
-        if isinstance(generators, (str,)) or callable(generators):
-            generators = [generators]
-        if not isinstance(parameters, Sequence) or not len(parameters):
+        named = _named_generators(generators)
+        clash = sorted(set(named) & {item[0] for item in items})
+        if clash:
+            raise DiscpowerError(f"generator and candidate names must differ; both use {clash}")
+        parameters = list(parameters) if isinstance(parameters, Iterable) and not isinstance(parameters, str) else []
+        if not parameters:
             raise DiscpowerError("parameters must be a non-empty list (e.g. sampling rates 0.1 ... 1.0)")
         if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
             raise DiscpowerError(f"The 'repetitions' parameter must be an integer >= 1. Got {repetitions!r} instead.")
-        for g, generator in enumerate(generators):
-            if isinstance(generator, str) and generator not in GENERATORS:
-                raise DiscpowerError(f"unknown generator {generator!r}; accepted: {', '.join(GENERATORS)} or a "
-                                     f"callable (truth, runs, parameter, seed) -> qrels")
-            for p, parameter in enumerate(parameters):
-                for rep in range(int(repetitions)):
-                    child = int(np.random.SeedSequence([seed, g, p, rep]).generate_state(1, dtype=np.uint64)[0])
-                    items.append(("generated", generator, parameter, rep, child, None))
+        for name, fn in named.items():
+            salt = zlib.crc32(name.encode("utf-8"))
+            for rep in range(int(repetitions)):
+                child = int(np.random.SeedSequence([seed, salt, rep]).generate_state(1, dtype=np.uint64)[0])
+                items += [(name, fn, parameter, rep, child, None) for parameter in parameters]
     if not items:
         raise DiscpowerError("nothing to sweep: give generators (with parameters) or candidates")
     return items
+
+
+def _check_executor(executor):
+    context = getattr(executor, "_mp_context", None)
+    if context is not None and context.get_start_method() == "fork":
+        raise DiscpowerError("this process pool forks its workers, and numba's OpenMP threads do not survive "
+                             "fork(): use ProcessPoolExecutor(mp_context=multiprocessing.get_context('spawn'))")
 
 
 def sweep(truth, runs, metric="nDCG@10", *, generators=None, parameters=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
@@ -165,9 +197,10 @@ def sweep(truth, runs, metric="nDCG@10", *, generators=None, parameters=(0.1, 0.
         Pass file paths to let process-pool workers read the runs themselves.
     metric : str or Metric
         One metric (``options`` such as cutoff go to cwla.evaluate).
-    generators : str, callable or list of them
+    generators : str, callable, list of them, or dict {name: callable}
         Names from :data:`discpower.generators.GENERATORS` (``"sampling"``, ``"sampling-relabel"``,
-        ``"topics"``, ``"pooling"``, ``"popularity"``) or callables ``(truth, runs, parameter, seed) -> qrels``.
+        ``"topics"``, ``"pooling"``, ``"popularity"``) or callables ``(truth, runs, parameter, seed) -> qrels``
+        (top-level functions or ``functools.partial`` objects, so a process pool can pickle them).
     parameters : list
         The generator parameter values (sampling rates, topic fractions, pool depths, top-k).
     repetitions : int
@@ -187,24 +220,31 @@ def sweep(truth, runs, metric="nDCG@10", *, generators=None, parameters=(0.1, 0.
     Sweep
     """
     seed = seed_value(seed)
+    if executor is not None:
+        _check_executor(executor)
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise DiscpowerError(f"The 'chunk_size' parameter must be an integer >= 1. Got {chunk_size!r} instead.")
     items = _items(generators, parameters, repetitions, candidates, seed)
     truth = truth if isinstance(truth, (str, bytes)) or hasattr(truth, "__fspath__") else read_qrels(truth)
     settings = dict(test=test, alpha=alpha, n_trials=n_trials, seed=seed, **options)
     recipe = _Recipe(token=uuid.uuid4().hex, truth=truth, runs=runs, metric=metric, settings=settings)
-    comparer = _comparer(recipe) if executor is None else None  # in-process: validate inputs up front
+    # built here too with an executor: bad inputs fail before any task is submitted
+    comparer = QrelsComparer.build(truth, runs, metric, **settings)
     chunks = [items[k:k + chunk_size] for k in range(0, len(items), chunk_size)]
     tick = reporter(progress, len(chunks), "qrels sweep")
     rows = []
     if executor is None:
         for k, chunk in enumerate(chunks):
-            rows += _run_chunk(recipe, chunk)
+            rows += _run_chunk(recipe, chunk, comparer)
             tick(k + 1, len(chunks))
     else:
         futures = [executor.submit(_run_chunk, recipe, chunk) for chunk in chunks]
-        for k, future in enumerate(futures):
-            rows += future.result()
-            tick(k + 1, len(chunks))
-    label = comparer.label if comparer is not None else str(metric)
-    return Sweep(frame=pd.DataFrame(rows), metric=label, alpha=float(alpha))
+        try:
+            for k, future in enumerate(futures):
+                rows += future.result()
+                tick(k + 1, len(chunks))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return Sweep(frame=pd.DataFrame(rows), metric=comparer.label, alpha=comparer.alpha, seed=seed)

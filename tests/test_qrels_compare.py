@@ -212,3 +212,34 @@ def test_dl19_compare_qrels_command_end_to_end_is_stable_across_seeds(tmp_path, 
     for key in ("TP", "TN", "FP", "FN"):
         assert abs(int(m1[key]) - int(m2[key])) <= int(near.sum()), key
     assert int(m1["pairs"]) == 666
+
+
+def test_topic_policy_common_versus_truth(synthetic):
+    qrels, runs = synthetic
+    keep = sorted(qrels.topic.unique())[:10]
+    subset = qrels[qrels.topic.isin(keep)]
+    common = discpower.compare_qrels(qrels, subset, runs, n_trials=1000, seed=1)
+    assert common.measures["topics_truth"] == common.measures["topics_candidate"] == 10
+    assert common.measures["FP"] == common.measures["FN"] == 0  # the same labels on the same topics
+    truth = discpower.compare_qrels(qrels, subset, runs, n_trials=1000, seed=1, topics="truth")
+    assert truth.measures["topics_truth"] == 25 and truth.measures["topics_candidate"] == 10
+    with pytest.raises(DiscpowerError, match="The 'topics' parameter must be 'common' or 'truth'"):
+        discpower.compare_qrels(qrels, subset, runs, topics="all")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(kappa_threshold="2"), "The 'kappa_threshold' parameter must be a finite number or None"),
+    (dict(kappa_threshold=float("nan")), "The 'kappa_threshold' parameter must be a finite number or None"),
+    (dict(kappa_weights="bogus"), "The 'kappa_weights' parameter must be None, 'linear' or 'quadratic'"),
+    (dict(direction_aware="no"), "The 'direction_aware' parameter must be True or False"),
+])
+def test_options_are_validated_before_any_work(synthetic, kwargs, message):
+    qrels, runs = synthetic
+    with pytest.raises(DiscpowerError, match=re.escape(message)):
+        discpower.compare_qrels(qrels, qrels, runs, **kwargs)
+
+
+def test_a_zero_difference_contradicts_nothing():
+    g = _test(np.array([[0.0, 0.0], [0.0, 0.0]]), np.array([[np.nan, 0.5], [0.5, np.nan]]), ("a", "b"))
+    c = _test(np.array([[0.0, 0.01], [-0.01, 0.0]]), np.array([[np.nan, 0.5], [0.5, np.nan]]), ("a", "b"))
+    assert compare_tests(g, c).pairs.category.tolist() == ["PA"]

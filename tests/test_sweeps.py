@@ -118,3 +118,49 @@ def test_truth_stability_errors(files):
         discpower.truth_stability(qrels_path, candidates, run_paths, n_boot=0)
     with pytest.raises(DiscpowerError, match="unknown ranking measure 'XYZ'"):
         discpower.truth_stability(qrels_path, candidates, run_paths, n_boot=2, n_trials=50, ranking_measure="XYZ")
+
+
+def test_a_forking_pool_is_refused_up_front(files):
+    qrels, qrels_path, run_paths, candidates = files
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    try:
+        with pytest.raises(DiscpowerError, match="numba's OpenMP threads do not survive fork"):
+            discpower.sweep(qrels_path, run_paths, candidates=candidates, executor=pool)
+    finally:
+        pool.shutdown()
+
+
+def test_grid_seeds_do_not_depend_on_the_other_parameters(files):
+    qrels, qrels_path, run_paths, _ = files
+    one = discpower.sweep(qrels, run_paths, generators="sampling", parameters=[0.5], repetitions=2,
+                          n_trials=200, seed=9)
+    two = discpower.sweep(qrels, run_paths, generators="sampling", parameters=[0.3, 0.5], repetitions=2,
+                          n_trials=200, seed=9)
+    a = one.frame.reset_index(drop=True)
+    b = two.frame[two.frame.parameter == 0.5].reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+    assert one.seed == 9
+
+
+def test_generator_names_must_be_distinct(files):
+    qrels, qrels_path, run_paths, candidates = files
+
+    def gen(truth, runs, parameter, seed):
+        return truth
+
+    with pytest.raises(DiscpowerError, match="two generators are named 'gen'"):
+        discpower.sweep(qrels_path, run_paths, generators=[gen, gen], parameters=[1])
+    with pytest.raises(DiscpowerError, match=re.escape("generator and candidate names must differ; both use ['half']")):
+        discpower.sweep(qrels_path, run_paths, generators={"half": gen}, parameters=[1], candidates=candidates)
+
+
+def test_ranking_stability_survives_undefined_measures(files):
+    qrels, qrels_path, run_paths, candidates = files
+    nothing = qrels.assign(grade=0.0)  # no relevant document: no significant pair, MCC undefined
+    with pytest.warns(cwla.CwlaWarning, match="gives every qrels grade"):
+        stab = discpower.truth_stability(qrels_path, {"same": candidates["same"], "nothing": nothing,
+                                                      "half": candidates["half"]}, run_paths, n_boot=10,
+                                         n_trials=100, seed=1)
+    ranking = stab.ranking_stability()
+    assert ranking["samples"] == 0 and np.isnan(ranking["same_order"])
+    assert stab.summary()["original"].notna().any()
