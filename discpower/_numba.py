@@ -1,4 +1,4 @@
-"""numba options for discpower's kernels (the same as cwla's: cached, no fastmath)."""
+"""numba options for discpower's kernels (the same as cwla's: cached, no fast-math flags)."""
 
 from cwla._numba import jit
 
