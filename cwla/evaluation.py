@@ -281,10 +281,12 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     if any(m.normalize == "ideal" for m in resolved):
         ideal = _ideal_scores(col, resolved, glo, ghi, relsum)[:, None, :]
         norm = np.array([m.normalize == "ideal" for m in resolved])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(ideal > 0.0, 1.0 / np.where(ideal > 0.0, ideal, 1.0), 0.0)
-        lo = np.where(norm[:, None, None], lo * scale, lo)
-        hi = np.where(norm[:, None, None], hi * scale, hi)
+        # divide (not multiply by 1/ideal, which overflows for a subnormal ideal and makes 0 * inf = NaN);
+        # 0 where the ideal scores 0
+        safe = np.where(ideal > 0.0, ideal, 1.0)
+        with np.errstate(over="ignore"):
+            lo = np.where(norm[:, None, None], np.where(ideal > 0.0, lo / safe, 0.0), lo)
+            hi = np.where(norm[:, None, None], np.where(ideal > 0.0, hi / safe, 0.0), hi)
     return Evaluation(
         metrics=tuple(resolved),
         requested=tuple(parsed),

@@ -184,3 +184,14 @@ def test_bad_run_containers(files):
         cwla.evaluate(cwla.prepare(q, [r]), [r])
     with pytest.raises(ValueError, match="no runs given"):
         cwla.evaluate(q)
+
+
+def test_a_subnormal_ideal_gives_no_nan():
+    # found by Hypothesis: a gain of 5e-324 made 1/ideal overflow and 0 * inf = NaN
+    qrels = pd.DataFrame({"topic": "t", "docno": ["a"], "grade": [3.0]})
+    run = pd.DataFrame({"topic": ["other"], "docno": ["x"], "score": [1.0]})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cwla.CwlaWarning)
+        ev = cwla.evaluate(qrels, {"r": run}, ["AP(R=retrieved)+fin[gain=table(3:5e-324), depth=1, normalize=ideal]"])
+    assert ev.values[0, 0, 0] == 0.0 and not np.isnan(ev.residuals).any()

@@ -57,7 +57,8 @@ def _naive(metric, ranking, judged, grades_present):
         ideal_ranking = sorted((table[g] for g in judged), reverse=True)
         ideal = naive.cwl_score(model, param, agg, beta, ideal_ranking, H, stop, cutoff, 0.0, ap_R, R)
         if ideal > 0:
-            return v / ideal, (upper - v) / ideal
+            with np.errstate(over="ignore"):
+                return v / ideal, float(np.float64(upper - v) / ideal)
         return 0.0, 0.0
     return v, upper - v
 
