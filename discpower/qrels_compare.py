@@ -152,16 +152,17 @@ class QrelsComparison:
     direction_aware: bool
 
     def to_frame(self) -> pd.DataFrame:
-        """``measure, value``: one row per measure, the counts first."""
-        return pd.DataFrame({"measure": list(self.measures), "value": list(self.measures.values())})
+        """``measure, value``: one row per measure, the counts first (counts as integers)."""
+        values = [int(v) if k in COUNTS else float(v) for k, v in self.measures.items()]
+        return pd.DataFrame({"measure": list(self.measures), "value": pd.Series(values, dtype=object)})
 
     def to_latex(self, digits: int = 4) -> str:
         return self.to_frame().to_latex(index=False, float_format=f"%.{digits}f")
 
-    def plot(self, ax=None, *, max_lines: int = 400, labels: bool = False):
+    def plot(self, ax=None, *, max_lines: int = 400, labels: bool = False, xlim=None, ylim=None):
         """McKechnie et al.'s Figure 1: each system's mean score under the ground truth (x) and the
         candidate (y); pairs that are Type I errors (FP) joined in red, Type II errors (FN) in blue.
-        Returns the matplotlib Axes."""
+        ``xlim``/``ylim`` zoom past outlying systems. Returns the matplotlib Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -186,6 +187,10 @@ class QrelsComparison:
         ax.set_title(f"MCC {self.measures['MCC']:.3f}, tau {self.measures['tau']:.3f}")
         if self.measures["FP"] or self.measures["FN"]:
             ax.legend(fontsize="small", frameon=False)
+        if xlim is not None:
+            ax.set_xlim(*xlim)
+        if ylim is not None:
+            ax.set_ylim(*ylim)
         return ax
 
 
@@ -259,7 +264,8 @@ def cohen_kappa(truth, candidate, *, threshold=None, weights=None) -> tuple[floa
     """Cohen's kappa between two qrels' labels on the documents judged in both; returns (kappa, overlap).
 
     ``threshold``: compare binary labels (grade >= threshold) instead of grades; ``weights``:
-    None, ``"linear"`` or ``"quadratic"`` (weighted kappa over the ordered grades). NaN when
+    None, ``"linear"`` or ``"quadratic"`` (weighted kappa; the weight of a disagreement is the
+    distance between the two grades over the range of grades seen, e.g. 1 vs 3 on 0-3 weighs 2/3). NaN when
     nothing overlaps or the expected disagreement is 0 (a single label everywhere).
     """
     if weights not in (None, "linear", "quadratic"):
@@ -279,11 +285,12 @@ def cohen_kappa(truth, candidate, *, threshold=None, weights=None) -> tuple[floa
     np.add.at(observed, (ia, ib), 1.0)
     observed /= overlap
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
-    idx = np.arange(k)
     if weights is None:
-        w = (idx[:, None] != idx[None, :]).astype(float)
+        w = (levels[:, None] != levels[None, :]).astype(float)
     else:
-        dist = np.abs(idx[:, None] - idx[None, :]) / max(k - 1, 1)
+        # disagreement weighted by the distance between the grades themselves (not their ranks)
+        span = levels[-1] - levels[0] if k > 1 else 1.0
+        dist = np.abs(levels[:, None] - levels[None, :]) / span
         w = dist if weights == "linear" else dist**2
     den = float((w * expected).sum())
     return (1.0 - float((w * observed).sum()) / den if den > 0 else math.nan), overlap

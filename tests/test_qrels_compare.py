@@ -243,3 +243,25 @@ def test_a_zero_difference_contradicts_nothing():
     g = _test(np.array([[0.0, 0.0], [0.0, 0.0]]), np.array([[np.nan, 0.5], [0.5, np.nan]]), ("a", "b"))
     c = _test(np.array([[0.0, 0.01], [-0.01, 0.0]]), np.array([[np.nan, 0.5], [0.5, np.nan]]), ("a", "b"))
     assert compare_tests(g, c).pairs.category.tolist() == ["PA"]
+
+
+def test_weighted_kappa_weighs_by_grade_distance():
+    g = pd.DataFrame({"topic": "t", "docno": list("abcd"), "grade": [0, 1, 3, 3]})
+    c = pd.DataFrame({"topic": "t", "docno": list("abcd"), "grade": [0, 3, 3, 1]})
+    # grades 0, 1, 3: a 1-vs-3 disagreement weighs |1 - 3| / 3 = 2/3 (not 1/2, the rank distance)
+    observed = (2 / 3 + 2 / 3) / 4
+    rows, cols = np.array([1, 1, 2]) / 4, np.array([1, 1, 2]) / 4  # marginals of 0, 1, 3
+    levels = np.array([0, 1, 3])
+    w = np.abs(levels[:, None] - levels[None, :]) / 3
+    expected = float((w * np.outer(rows, cols)).sum())
+    kappa, _ = cohen_kappa(g, c, weights="linear")
+    assert kappa == pytest.approx(1 - observed / expected)
+
+
+def test_to_frame_keeps_counts_as_integers_and_plot_zooms(synthetic):
+    qrels, runs = synthetic
+    r = discpower.compare_qrels(qrels, qrels.iloc[::2], runs, n_trials=500, seed=1)
+    frame = r.to_frame().set_index("measure")["value"]
+    assert isinstance(frame["TP"], int) and isinstance(frame["MCC"], float)
+    ax = r.plot(xlim=(0.1, 0.9), ylim=(0.2, 0.8))
+    assert ax.get_xlim() == (0.1, 0.9) and ax.get_ylim() == (0.2, 0.8)
