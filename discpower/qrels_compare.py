@@ -366,16 +366,9 @@ class QrelsComparer:
                                                            n_trials=self.n_trials, seed=self.seed)
         return self._subset_tests[topics]
 
-    def compare(self, candidate, *, topics: str | None = None) -> QrelsComparison:
-        """Score and test the runs under ``candidate`` and compare with the ground truth.
-
-        ``topics`` (default: the comparer's): ``"common"`` tests the ground truth on the
-        candidate's topics too, so a candidate judging fewer topics is compared on equal
-        terms; ``"truth"`` keeps the ground truth's test on all its topics (the topic-subset
-        experiments of McKechnie et al., Table 2, where fewer topics is the point).
-        """
-        topics = self.topics if topics is None else topics
-        _check_options(self.direction_aware, self.kappa_threshold, self.kappa_weights, topics)
+    def score(self, candidate) -> tuple[pd.DataFrame, object]:
+        """The candidate qrels (canonical frame) and the runs' scores under it (a cwla Evaluation),
+        checked against the ground truth: no topic the truth does not judge, at least one in common."""
         c = read_qrels(candidate)
         truth_topics, cand_topics = set(self.truth["topic"]), set(c["topic"])
         unknown = sorted(cand_topics - truth_topics)
@@ -388,6 +381,19 @@ class QrelsComparer:
         ev = evaluate(c, self.runs, {self.label: self.metric}, **self.options)
         if ev.runs != self.truth_evaluation.runs:
             raise DiscpowerError("the candidate was scored on other runs than the ground truth")
+        return c, ev
+
+    def compare(self, candidate, *, topics: str | None = None) -> QrelsComparison:
+        """Score and test the runs under ``candidate`` and compare with the ground truth.
+
+        ``topics`` (default: the comparer's): ``"common"`` tests the ground truth on the
+        candidate's topics too, so a candidate judging fewer topics is compared on equal
+        terms; ``"truth"`` keeps the ground truth's test on all its topics (the topic-subset
+        experiments of McKechnie et al., Table 2, where fewer topics is the point).
+        """
+        topics = self.topics if topics is None else topics
+        _check_options(self.direction_aware, self.kappa_threshold, self.kappa_weights, topics)
+        c, ev = self.score(candidate)
         cand_test = significance_test(ev.values[0].T, ev.runs, self.test, n_trials=self.n_trials, seed=self.seed)
         truth_test = self.truth_test_on(ev.topics) if topics == "common" else self.truth_test
         kappa, overlap = cohen_kappa(self.truth, c, threshold=self.kappa_threshold, weights=self.kappa_weights)

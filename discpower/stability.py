@@ -15,14 +15,10 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from cwla.collection import read_runs
-from cwla.evaluation import as_metrics, evaluate
-from cwla.readers import read_qrels
-
 from ._progress import reporter
 from ._validate import DiscpowerError, alpha_level, seed_value
 from ._validate import n_trials as _check_trials
-from .qrels_compare import compare_tests, significance_test
+from .qrels_compare import QrelsComparer, compare_tests, significance_test
 from .similarity import kendall_tau_b
 
 __all__ = ["Stability", "truth_stability"]
@@ -117,26 +113,17 @@ def truth_stability(truth, candidates, runs, metric="nDCG@10", *, n_boot: int = 
     alpha = alpha_level(alpha)
     n_boot = _check_trials(n_boot, "n_boot")
     seed = seed_value(seed)
-    if topics not in ("common", "truth"):
-        raise DiscpowerError(f"The 'topics' parameter must be 'common' or 'truth'. Got {topics!r} instead.")
     if not isinstance(candidates, Mapping) or not candidates:
         raise DiscpowerError("candidates must be a non-empty dict {name: qrels}")
-    metrics, labels = as_metrics(metric)
-    if len(metrics) != 1:
-        raise DiscpowerError(f"compare one metric at a time; got {len(metrics)}: {labels}")
-    g = read_qrels(truth)
-    run_set = read_runs(runs)
-    named = {labels[0]: metrics[0]}
-    ev_g = evaluate(g, run_set, named, **options)
+    # validates metric, test and topics, scores the truth once, and checks every candidate's topics
+    comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
+                                   topics=topics, **options)
+    ev_g = comparer.truth_evaluation
     X_g = ev_g.values[0].T
     topic_row = {t: i for i, t in enumerate(ev_g.topics)}
     cands = {}
     for name, qrels in candidates.items():
-        c = read_qrels(qrels)
-        unknown = sorted(set(c["topic"]) - set(topic_row))
-        if unknown:
-            raise DiscpowerError(f"candidate {name!r} judges topics the ground truth does not: {unknown[:5]}")
-        ev_c = evaluate(c, run_set, named, **options)
+        _, ev_c = comparer.score(qrels)
         cands[str(name)] = (ev_c.values[0].T, np.array([topic_row[t] for t in ev_c.topics]))
     n = X_g.shape[0]
     resample_seed, *test_seeds = np.random.SeedSequence(seed).generate_state(n_boot + 2, dtype=np.uint64)
