@@ -55,6 +55,7 @@ import weakref
 import numpy as np
 import pandas as pd
 
+from cwla._join import trec_order
 from cwla._tokenize import field_keys
 from cwla.collection import read_runs
 from cwla.readers import read_qrels
@@ -309,9 +310,8 @@ class _Ranked:
             r * n_topics + np.array([self.index[label] for label in labels], dtype=np.int64)[codes]
             for r, (labels, codes) in enumerate(per_run)])
         keys = field_keys(np.concatenate(run_set.docnos))
-        scores = np.concatenate(run_set.scores).astype(np.float32)
-        # trec_eval order per (run, topic) cell: score descending, then docno descending (~ reverses uint64 order)
-        order = np.lexsort(tuple(~keys[:, j] for j in range(keys.shape[1] - 1, -1, -1)) + (-scores, cells))
+        # trec_eval order per (run, topic) cell: score descending, then docno descending
+        order = trec_order(cells, np.concatenate(run_set.scores), keys)
         cells = cells[order]
         change = np.empty(len(cells), dtype=bool)
         change[:1] = True

@@ -13,6 +13,8 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from .._join import trec_order
+from .._tokenize import field_keys
 from ..aggregations import ERG, ETG, Max
 from ..browsing import AP, DCG, RBP, Precision
 from ..errors import CwlaWarning
@@ -150,21 +152,9 @@ def check_swap_monotone(metric: Metric, qrels, runs) -> bool:
 
 def _trec_ordered(frame):
     """A run frame in trec_eval order (score desc, docno desc), for order='file' evaluations."""
-    key = frame["docno"].map(lambda d: d.encode("utf-8"))
-    order = sorted(range(len(frame)), key=lambda i: (frame["topic"].iat[i], -np.float32(frame["score"].iat[i]),
-                                                    _Desc(key.iat[i])))
-    return frame.iloc[order].reset_index(drop=True)
-
-
-class _Desc:
-    def __init__(self, value):
-        self.value = value
-
-    def __lt__(self, other):
-        return self.value > other.value
-
-    def __eq__(self, other):
-        return self.value == other.value
+    topics = pd.factorize(frame["topic"], sort=True)[0]
+    keys = field_keys(np.char.encode(frame["docno"].to_numpy(dtype=str), "utf-8"))
+    return frame.iloc[trec_order(topics, frame["score"].to_numpy(), keys)].reset_index(drop=True)
 
 
 def check_stop_normalises(metric: Metric, qrels, runs) -> None:
