@@ -151,19 +151,25 @@ def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[
     """From parsed scoring arguments: ``({label: Metric}, evaluate options)``, validated
     (metric syntax errors come before any file is read)."""
     from .evaluation import as_metrics
-    from .gains import parse_gain
 
     texts = args.metrics or ([default_metric] if default_metric else None)
     if not texts:
         raise ValueError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
     parsed, labels = as_metrics(texts)
+    return dict(zip(labels, parsed)), evaluation_options(args)
+
+
+def evaluation_options(args) -> dict:
+    """``gain, cutoff, depth, stop, order`` for :func:`cwla.evaluate` from the command-line flags, checked."""
+    from .gains import parse_gain
+
     for option in ("cutoff", "depth"):
         value = getattr(args, option)
         if value is not None and value < 1:
             raise ValueError(f"--{option} must be an integer >= 1, got {value}")
-    options = {"gain": parse_gain(args.gain) if args.gain is not None else None, "cutoff": args.cutoff,
-               "depth": args.depth, "stop": True if args.stop else None, "order": args.order}
-    return dict(zip(labels, parsed)), options
+    return {"gain": parse_gain(args.gain) if args.gain is not None else None, "cutoff": args.cutoff,
+            "depth": args.depth, "stop": True if args.stop else None,
+            "order": getattr(args, "order", "trec_eval")}
 
 
 def _demo_parser(commands):

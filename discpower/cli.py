@@ -24,7 +24,7 @@ import sys
 import warnings
 
 from cwla import __version__
-from cwla.cli import add_scoring_arguments, run_command, scoring_options, topic_notes
+from cwla.cli import add_scoring_arguments, evaluation_options, run_command, scoring_options, topic_notes
 
 __all__ = ["main"]
 
@@ -134,22 +134,14 @@ def _cmd_meta(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from cwla.gains import parse_gain
-
     from .qrels_compare import COUNTS, compare_qrels
 
-    for option in ("cutoff", "depth"):
-        value = getattr(args, option)
-        if value is not None and value < 1:
-            raise ValueError(f"--{option} must be an integer >= 1, got {value}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = compare_qrels(args.truth, args.candidate, args.runs, args.metric, test=args.test,
                                alpha=args.alpha, n_trials=args.trials, seed=args.seed,
                                direction_aware=args.direction_aware, kappa_threshold=args.kappa_threshold,
-                               kappa_weights=args.kappa_weights, topics=args.topics,
-                               gain=parse_gain(args.gain) if args.gain else None, cutoff=args.cutoff,
-                               depth=args.depth, stop=True if args.stop else None)
+                               kappa_weights=args.kappa_weights, topics=args.topics, **evaluation_options(args))
     lines = ["measure\tvalue"]
     for measure, value in result.measures.items():
         lines.append(f"{measure}\t{int(value) if measure in COUNTS else _number(value)}")
