@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.stats
 from numba import prange
 
 from ._numba import jit
@@ -157,6 +156,8 @@ def paired_t_test(X, *, systems=None, correction=None) -> PairwiseTest:
     p = np.where(D[0] == 0.0, 1.0, 0.0)
     varying = ~constant
     if varying.any():
+        import scipy.stats  # here, not at import time: scipy.stats costs about 0.5 s to import
+
         res = scipy.stats.ttest_rel(X[:, i[varying]], X[:, j[varying]], axis=0)
         t[varying] = res.statistic
         p[varying] = res.pvalue
@@ -236,6 +237,8 @@ def parametric_tukey_hsd(X, *, systems=None) -> PairwiseTest:
         q = np.where(absdiff == 0.0, 0.0, np.inf)
     i, j = np.triu_indices(m, k=1)
     values, inverse = np.unique(q[i, j], return_inverse=True)
+    import scipy.stats  # here, not at import time: scipy.stats costs about 0.5 s to import
+
     p = np.clip(scipy.stats.studentized_range.sf(values, m, dof), 0.0, 1.0)[inverse]
     np.fill_diagonal(q, 0.0)
     return PairwiseTest(method="parametric Tukey HSD", systems=names, diff=diff, statistic=q,
