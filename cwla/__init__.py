@@ -11,6 +11,7 @@ numba kernel evaluates many metrics x runs x topics over arrays prepared once.
 True
 """
 
+from ._version import __version__
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import AP, DCG, ERR, INST, RBP, BrowsingModel, Precision
 from .collection import Collection, RunSet, prepare, read_runs
@@ -24,7 +25,6 @@ from .text import parse_metric
 from .warmup import warmup
 from . import synthetic
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AP", "DCG", "ERR", "INST", "RBP", "Precision", "BrowsingModel",

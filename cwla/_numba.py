@@ -1,18 +1,127 @@
-"""The one place where cwla's numba options live.
+"""The one place where cwla's numba options live, and where compiled kernels are cached.
 
-Every kernel is compiled with ``cache=True`` (the compiled code is kept on disk
-next to the module, so the compile cost is paid once per machine, not per
-process), ``error_model="numpy"`` (a division by zero gives inf/nan as NumPy
-does, never an exception from inside the kernel: the Python wrappers validate
-first) and **no fast-math flags**: scores must match trec_eval and cwl_eval to the
-last printed decimal, and reassociation would change them.
+Every kernel is compiled with ``error_model="numpy"`` (a division by zero gives
+inf/nan as NumPy does, never an exception from inside the kernel: the Python
+wrappers validate first) and **no fast-math flags**: scores must match trec_eval
+and cwl_eval to the last printed decimal, and reassociation would change them.
+
+Compiled kernels are cached on disk **outside the installed package**, so that an
+installed copy is never left with files it does not own (numba's default writes
+``__pycache__/*.nbi`` beside the module: after ``pip install .`` and then
+``pip install -e .`` those leftovers turn ``site-packages/cwla`` into a namespace
+package that shadows the project). The folder is, in this order:
+
+1. ``$CWLA_CACHE_DIR`` if set;
+2. the per-user cache folder: ``$XDG_CACHE_HOME/cwla`` or ``~/.cache/cwla`` on Linux,
+   ``~/Library/Caches/cwla`` on macOS, ``%LOCALAPPDATA%\\cwla`` on Windows;
+
+with a subfolder per cwla version (``.../cwla/0.1.0/``). Where that folder cannot be
+created or written, cwla still works, compiling in every process, and says so once
+with a :class:`~cwla.errors.CwlaWarning`. :func:`cache_dir` tells where it is.
 """
 
-import numba
+from __future__ import annotations
 
-__all__ = ["jit"]
+import hashlib
+import os
+import sys
+import tempfile
+import warnings
+
+import numba
+from numba.core import caching
+
+from ._version import __version__
+
+__all__ = ["jit", "cache_dir", "CACHE_ENV"]
+
+#: the environment variable that overrides the cache folder
+CACHE_ENV = "CWLA_CACHE_DIR"
+
+
+def _user_cache_root() -> str:
+    """The platform's per-user cache folder (what platformdirs calls user_cache_dir)."""
+    home = os.path.expanduser("~")
+    if sys.platform == "win32":
+        return os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Caches")
+    return os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+
+
+def _writable_dir(path: str) -> bool:
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
+
+
+def _resolve_cache_dir() -> str | None:
+    override = os.environ.get(CACHE_ENV)
+    root = override if override else os.path.join(_user_cache_root(), "cwla")
+    path = os.path.join(os.path.abspath(os.path.expanduser(root)), __version__)
+    if _writable_dir(path):
+        return path
+    source = f"${CACHE_ENV}" if override else "the per-user cache folder"
+    warnings.warn(
+        f"cwla cannot write its kernel cache to {path} ({source}); kernels are compiled in every "
+        f"process (a few seconds each time). Set {CACHE_ENV} to a writable folder to cache them.",
+        _cwla_warning(),
+        stacklevel=3,
+    )
+    return None
+
+
+def _cwla_warning():
+    from .errors import CwlaWarning
+
+    return CwlaWarning
+
+
+_CACHE_DIR = _resolve_cache_dir()
+
+
+def cache_dir() -> str | None:
+    """The folder holding cwla's compiled kernels, or None when caching is off (nothing writable)."""
+    return _CACHE_DIR
+
+
+class _Locator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Numba cache locator for cwla's (and discpower's) kernels: ``cache_dir()/<module folder>_<hash>``.
+
+    The subfolder is keyed by the module's folder, so two copies of the same version (an
+    installed one and a development tree) do not overwrite each other's index files.
+    """
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        folder = os.path.dirname(os.path.abspath(py_file))
+        key = hashlib.sha1(folder.encode()).hexdigest()[:16]
+        self._cache_path = os.path.join(_CACHE_DIR, f"{os.path.basename(folder)}_{key}")
+
+    def get_cache_path(self):
+        return self._cache_path
+
+
+class _Impl(caching.CompileResultCacheImpl):
+    _locator_classes = [_Locator]
+
+
+class _Cache(caching.FunctionCache):
+    _impl_class = _Impl
 
 
 def jit(*, parallel=False):
-    """Return numba's ``njit`` decorator with cwla's options."""
-    return numba.njit(cache=True, error_model="numpy", parallel=parallel, nogil=True)
+    """numba's ``njit`` with cwla's options, cached in :func:`cache_dir` (uncached if None)."""
+
+    def decorate(func):
+        dispatcher = numba.njit(cache=False, error_model="numpy", parallel=parallel, nogil=True)(func)
+        if _CACHE_DIR is not None:
+            # what numba's enable_caching() does, with our locator instead of numba's
+            dispatcher._cache = _Cache(dispatcher.py_func)
+        return dispatcher
+
+    return decorate

@@ -30,7 +30,9 @@ from ._numba import jit
 from ._rng import mix, shuffle, trial_state
 from ._validate import DiscpowerError, alpha_level, seed_value
 from ._validate import n_trials as _check_count
-from .result import PairwiseTest, _tex
+from cwla._latex import escape as _tex
+
+from .result import PairwiseTest
 from .similarity import TIE_TOLERANCE, _score_array, _tau_b, _tolerance
 from .tukey import column_sums, randomised_tukey_hsd
 

@@ -14,6 +14,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from cwla._latex import tabular
 from cwla.evaluation import Evaluation, evaluate
 
 from ._progress import reporter
@@ -78,7 +79,7 @@ class MetaEvaluation:
 
     def to_latex(self, digits: int = 3) -> str:
         """The summary table as LaTeX."""
-        return self.to_frame().to_latex(index=False, float_format=f"%.{digits}f")
+        return tabular(self.to_frame(), digits)
 
     def plot_asl(self, ax=None, *, ylim=(0.0, 0.1), legend: bool = True):
         """ASL curves, one per metric (Chen & Sakai's Figure 4); ``ylim=None`` shows [0, 1]."""

@@ -34,6 +34,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from cwla._latex import tabular
 from cwla.collection import read_runs
 from cwla.evaluation import as_metrics, evaluate
 from cwla.readers import read_qrels
@@ -157,7 +158,7 @@ class QrelsComparison:
         return pd.DataFrame({"measure": list(self.measures), "value": pd.Series(values, dtype=object)})
 
     def to_latex(self, digits: int = 4) -> str:
-        return self.to_frame().to_latex(index=False, float_format=f"%.{digits}f")
+        return tabular(self.to_frame(), digits)
 
     def plot(self, ax=None, *, max_lines: int = 400, labels: bool = False, xlim=None, ylim=None):
         """McKechnie et al.'s Figure 1: each system's mean score under the ground truth (x) and the

@@ -6,6 +6,8 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from cwla._latex import escape as _tex
+
 from ._validate import DiscpowerError, alpha_level
 
 __all__ = ["PairwiseTest"]
@@ -125,8 +127,3 @@ class PairwiseTest:
         lines += ["\\hline", "\\end{tabular}"]
         return "\n".join(lines)
 
-
-def _tex(text: str) -> str:
-    for ch in "\\&%$#_{}":
-        text = text.replace(ch, "\\" + ch)
-    return text

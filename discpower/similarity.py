@@ -34,7 +34,7 @@ from ._numba import jit
 from cwla.errors import CwlaWarning
 
 from ._validate import DiscpowerError
-from .result import _tex
+from cwla._latex import escape as _tex
 
 __all__ = ["kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity", "RankingSimilarity",
            "TIE_TOLERANCE", "FIELLER_VARIANCE"]
