@@ -14,25 +14,30 @@ True
 from ._version import __version__
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import AP, DCG, ERR, INST, RBP, BrowsingModel, Precision
+from ._numba import cache_dir
 from .collection import Collection, RunSet, prepare, read_runs
+from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP,
+                       SetF, SetP)
 from .errors import ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError
 from .evaluation import Evaluation, evaluate
-from .gains import Binary, Exponential, GainMap, Linear, Table, parse_gain
+from .gains import Binary, Exponential, GainMap, Linear, Regrade, Scaled, Table, parse_gain
 from .grid import all_combinations, chen_sakai_grid, chen_sakai_metrics, chen_sakai_names, chen_sakai_paper_grid
 from .metric import DEFAULTS, Metric
 from .readers import read_qrels, read_run, run_name
 from .text import parse_metric
 from .warmup import warmup
-from . import synthetic
+from . import counting, synthetic
 
 
 __all__ = [
     "AP", "DCG", "ERR", "INST", "RBP", "Precision", "BrowsingModel",
     "ERG", "ETG", "Avg", "Max", "Fin", "PE", "ERRAgg", "Aggregation",
-    "Linear", "Exponential", "Binary", "Table", "GainMap", "parse_gain",
+    "Linear", "Exponential", "Binary", "Scaled", "Table", "Regrade", "GainMap", "parse_gain",
+    "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
+    "NumRel", "NumRet", "NumRelRet", "NumQ", "counting",
     "Metric", "DEFAULTS", "parse_metric",
     "all_combinations", "chen_sakai_metrics", "chen_sakai_names", "chen_sakai_grid", "chen_sakai_paper_grid",
     "read_qrels", "read_run", "run_name", "prepare", "Collection", "read_runs", "RunSet", "evaluate", "Evaluation",
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
-    "warmup", "synthetic",
+    "warmup", "cache_dir", "synthetic", "__version__",
 ]

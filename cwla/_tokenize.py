@@ -16,7 +16,7 @@ import numpy as np
 from ._numba import jit
 from .readers import _FLOAT_RE, run_file_bytes
 
-__all__ = ["tokenize", "field_strings", "field_keys", "parse_float32", "read_run_arrays"]
+__all__ = ["tokenize", "field_strings", "field_keys", "parse_float32", "parse_float64", "read_run_arrays"]
 
 
 @jit()
@@ -26,8 +26,9 @@ def _is_space(c):
 
 
 @jit()
-def tokenize(buf, n_fields):
-    """Split ``buf`` into lines of exactly ``n_fields`` whitespace-separated fields.
+def tokenize(buf, n_fields, extra=False):
+    """Split ``buf`` into lines of exactly ``n_fields`` whitespace-separated fields (with ``extra``: at
+    least ``n_fields``, the first ``n_fields`` kept, as trec_eval reads a run line).
 
     Returns ``(spans, line_no, bad_line, bad_count)``: ``spans[k, j] = (start, end)``
     of field j on the k-th non-blank line, ``line_no[k]`` its 1-based physical line;
@@ -59,7 +60,7 @@ def tokenize(buf, n_fields):
         pos += 1  # the newline
         if f == 0:
             continue
-        if f != n_fields:
+        if f < n_fields or (f > n_fields and not extra):
             return spans[:k], line_no[:k], line, f
         line_no[k] = line
         k += 1
@@ -214,8 +215,22 @@ def _first_bad_int(buf, spans, j):
     return -1
 
 
-def read_run_arrays(path):
-    """Topics and docnos (bytes arrays) and scores (float32, as trec_eval) of a run file, in file order.
+def parse_float64(buf, spans, j) -> np.ndarray:
+    """Field ``j`` as the correctly rounded float64 (``strtod``; trec_eval >= 10 keeps doubles).
+
+    Raises ValueError on a field that is not a decimal number in the readers' grammar.
+    """
+    ok = np.empty(len(spans), dtype=np.bool_)
+    _fast_float32(buf, spans, j, np.empty(len(spans), dtype=np.float32), ok)  # ok: in the grammar, plainly
+    texts = field_strings(buf, spans, j)
+    if not all(_FLOAT_RE.match(t.decode("ascii", "replace")) for t in texts[~ok]):
+        raise ValueError("a field is not a decimal number")
+    return texts.astype(np.float64)
+
+
+def read_run_arrays(path, ties: str = "float32"):
+    """Topics and docnos (bytes arrays) and scores (float32 as trec_eval 9.x keeps them, or float64 for
+    ``ties="float64"``, as trec_eval >= 10) of a run file, in file order.
 
     Returns None when the file is empty or anything in it is unexpected (a wrong
     field count, a non-number, non-ASCII bytes, a carriage return that does not
@@ -228,11 +243,11 @@ def read_run_arrays(path):
     cr = np.flatnonzero(buf == 13)
     if len(cr) and (cr[-1] + 1 >= len(buf) or (buf[np.minimum(cr + 1, len(buf) - 1)] != 10).any()):
         return None
-    spans, _, bad_line, _ = tokenize(buf, 6)
+    spans, _, bad_line, _ = tokenize(buf, 6, True)
     if bad_line or len(spans) == 0 or _first_bad_int(buf, spans, 3) >= 0:
         return None
     try:
-        scores = parse_float32(buf, spans, 4)
+        scores = parse_float64(buf, spans, 4) if ties == "float64" else parse_float32(buf, spans, 4)
     except ValueError:
         return None
     if not np.isfinite(scores).all():

@@ -8,7 +8,7 @@ distribution L(i) = V(i) (1 - C(i)) and the expected depth E = sum V(i)
 model              C(i)                                                    reference
 =================  ======================================================  ==============================
 ``Precision(k)``   1 if i < k else 0                                       --
-``DCG(k)``         log2(i+1) / log2(i+2) if i < k else 0                   Jarvelin & Kekalainen 2002
+``DCG(k)``         log2(i+1) / log2(i+2) if i < k (or k=none) else 0       Jarvelin & Kekalainen 2002
 ``RBP(p)``         p                                                       Moffat & Zobel 2008
 ``INST(T)``        ((i - 1 + T + T_i) / (i + T + T_i))^2, T_i = T - cg(i)  Moffat et al. 2015
 ``AP(R)``          S(i+1) / S(i), S(i) = sum_{i<=j<=H} r_j / j             Moffat et al. 2022
@@ -21,6 +21,7 @@ AP+ERG with binary gains is trec_eval's ``map``) or ``"retrieved"`` (cwl_eval's 
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import ClassVar
 
@@ -78,20 +79,27 @@ class Precision(BrowsingModel):
         return f"Precision(k={self.k})"
 
 
+def _optional_rank_k(instance, attribute, value):
+    if value is not None:
+        _rank_k(instance, attribute, value)
+
+
 @attrs.frozen
 class DCG(BrowsingModel):
-    """DCG@k: V(i) = 1 / log2(i+1) for i <= k."""
+    """DCG@k: V(i) = 1 / log2(i+1) for i <= k (``k=None``: for every rank up to the depth,
+    trec_eval's ``ndcg`` without a cutoff)."""
 
-    k: int = attrs.field(default=10, converter=_strict_int, validator=_rank_k)
+    k: int | None = attrs.field(default=10, converter=attrs.converters.optional(_strict_int),
+                                validator=_optional_rank_k)
     code: ClassVar[int] = 1
     gain_free: ClassVar[bool] = True
 
     @property
     def params(self):
-        return (float(self.k),)
+        return (math.inf if self.k is None else float(self.k),)
 
     def __str__(self):
-        return f"DCG(k={self.k})"
+        return f"DCG(k={'none' if self.k is None else self.k})"
 
 
 def _open_unit(instance, attribute, value):

@@ -12,6 +12,8 @@ with them at 0.
 
 from __future__ import annotations
 
+import math
+import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 
@@ -20,10 +22,14 @@ import numpy as np
 import pandas as pd
 
 from . import kernels as K
+from ._latex import tabular
+from .aggregations import ERRAgg
+from .browsing import AP, ERR
 from .collection import Collection, prepare
+from .counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, CountingMeasure, kind_table
 from .errors import CwlaWarning
-from .gains import GainMap, _fmt, parse_gain
-from .metric import Metric
+from .gains import Binary, GainMap, _fmt, parse_gain
+from .metric import ALL, Metric
 from .text import parse_metric
 
 __all__ = ["Evaluation", "evaluate", "as_metrics"]
@@ -35,10 +41,10 @@ class Evaluation:
 
     Attributes
     ----------
-    metrics : tuple of Metric
-        The metrics as evaluated (every option resolved).
-    requested : tuple of Metric
-        The metrics as given (options left unset stay None).
+    metrics : tuple of Metric or CountingMeasure
+        The measures as evaluated (every option resolved).
+    requested : tuple of Metric or CountingMeasure
+        The measures as given (options left unset stay None).
     labels : tuple of str
         One label per metric: the text the user gave, or the canonical text.
     runs, topics : tuple of str
@@ -66,7 +72,7 @@ class Evaluation:
             return metric
         if isinstance(metric, str) and metric in self.labels:
             return self.labels.index(metric)
-        m = metric if isinstance(metric, Metric) else parse_metric(metric)
+        m = metric if isinstance(metric, (Metric, CountingMeasure)) else parse_metric(metric)
         for i, (label, own, asked) in enumerate(zip(self.labels, self.metrics, self.requested)):
             if m in (own, asked) or label == str(m):
                 return i
@@ -76,16 +82,25 @@ class Evaluation:
         """The (n_runs, n_topics) scores of one metric (by label, text, Metric or index)."""
         return self.values[self._index(metric)]
 
+    def aggregated(self, residuals: bool = False) -> np.ndarray:
+        """(n_metrics, n_runs): each run's value over the topics -- the mean, or the sum for the
+        counts (``NumRel``, ``NumRet``, ``NumRelRet``, ``NumQ``), as trec_eval and ir_measures report them."""
+        data = self.residuals if residuals else self.values
+        summed = np.array([m.aggregate == "sum" for m in self.metrics], dtype=bool)
+        return np.where(summed[:, None], data.sum(axis=2), data.mean(axis=2))
+
     def means(self) -> pd.DataFrame:
-        """Mean over topics: a DataFrame with one row per run and one column per metric label."""
-        return pd.DataFrame(self.values.mean(axis=2).T, index=pd.Index(self.runs, name="run"),
+        """Each run's value (:meth:`aggregated`: the mean over topics, the sum for counts): a
+        DataFrame with one row per run and one column per metric label."""
+        return pd.DataFrame(self.aggregated().T, index=pd.Index(self.runs, name="run"),
                             columns=pd.Index(self.labels, name="metric"))
 
     def to_frame(self, per_topic: bool = True, means: bool = True) -> pd.DataFrame:
         """Tidy frame with columns ``run, topic, metric, value, residual``.
 
         ``per_topic`` rows come first, then, if ``means``,
-        one row per run and metric with topic ``"all"`` (the mean over topics). Runs
+        one row per run and metric with topic ``"all"`` (:meth:`aggregated`: the mean over
+        topics, the sum for counts). Runs
         and metrics keep their evaluation order; topics are sorted as strings.
         """
         n_m, n_r, n_t = self.values.shape
@@ -103,15 +118,15 @@ class Evaluation:
                 "run": np.tile(np.array(self.runs, dtype=object), n_m),
                 "topic": "all",
                 "metric": np.repeat(np.array(self.labels, dtype=object), n_r),
-                "value": self.values.mean(axis=2).reshape(-1),
-                "residual": self.residuals.mean(axis=2).reshape(-1),
+                "value": self.aggregated().reshape(-1),
+                "residual": self.aggregated(residuals=True).reshape(-1),
             }))
         frame = pd.concat(parts, ignore_index=True)
         return frame.sort_values(["run", "metric"], kind="stable", key=_label_order(self)).reset_index(drop=True)
 
     def to_latex(self, digits: int = 4) -> str:
         """Per-run means as a LaTeX tabular (runs x metrics)."""
-        return self.means().to_latex(float_format=f"%.{digits}f")
+        return tabular(self.means(), digits, index=True)
 
 
 def _label_order(ev):
@@ -124,12 +139,13 @@ def _label_order(ev):
     return key
 
 
-def as_metrics(metrics) -> tuple[list[Metric], list[str]]:
-    """Metrics and labels from a Metric, a text, a sequence of them, or a dict {label: metric}."""
+def as_metrics(metrics) -> tuple[list, list[str]]:
+    """Measures and labels from a measure (:class:`Metric` or counting measure), a text, a sequence
+    of them, or a dict {label: measure}."""
     if isinstance(metrics, Mapping) and metrics:
         named = [(str(label), as_metrics([m])[0][0]) for label, m in metrics.items()]
         return [m for _, m in named], [label for label, _ in named]
-    if isinstance(metrics, (str, Metric)):
+    if isinstance(metrics, (str, Metric, CountingMeasure)):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or not metrics:
         raise TypeError("metrics must be a Metric, a metric text, a non-empty list of them, or a dict "
@@ -139,15 +155,29 @@ def as_metrics(metrics) -> tuple[list[Metric], list[str]]:
         if isinstance(m, str):
             out.append(parse_metric(m))
             labels.append(m)
-        elif isinstance(m, Metric):
+        elif isinstance(m, (Metric, CountingMeasure)):
             out.append(m)
             labels.append(str(m))
         else:
-            raise TypeError(f"a metric must be a Metric or a metric text, got {m!r}")
+            raise TypeError(f"a metric must be a Metric, a counting measure or a metric text, got {m!r}")
     dupes = sorted({label for label in labels if labels.count(label) > 1})
     if dupes:
         raise ValueError(f"metrics must be distinct; {dupes} appear more than once")
     return out, labels
+
+
+def relevance_level(rel=None, gain=None) -> float | None:
+    """The evaluation's relevance level: ``rel``, else the threshold of a binary ``gain``, else None
+    (binary measures then use 1). Both given and different is an error."""
+    if rel is not None:
+        if isinstance(rel, bool) or not isinstance(rel, numbers.Real) or not math.isfinite(rel) or not rel > 0:
+            raise ValueError(f"The 'rel' parameter of evaluate must be a number > 0 (the lowest relevant grade). "
+                             f"Got {rel!r} instead.")
+        rel = float(rel)
+    own = gain.threshold if isinstance(gain, Binary) else None
+    if rel is not None and own is not None and rel != own:
+        raise ValueError(f"evaluate: the relevance level rel={_fmt(rel)} contradicts gain={gain}; give one of them")
+    return rel if rel is not None else own
 
 
 def _gain_tables(metrics, labels, col: Collection):
@@ -160,8 +190,9 @@ def _gain_tables(metrics, labels, col: Collection):
         if m.gain not in cache:
             cache[m.gain] = m.gain.table(col.grades, col.max_grade)
             if n_g and not cache[m.gain].any():
-                warnings.warn(f"{label}: gain map {m.gain} gives every qrels grade ({', '.join(_fmt(g) for g in col.grades)}) gain 0, "
-                              f"so every score is 0", CwlaWarning, stacklevel=4)
+                warnings.warn(f"{label}: gain map {m.gain} gives every qrels grade "
+                              f"({', '.join(_fmt(g) for g in col.grades)}) gain 0, so every score is 0",
+                              CwlaWarning, stacklevel=4)
         lo[i, :n_g] = hi[i, :n_g] = cache[m.gain]
         hi[i, n_g] = 1.0
     return lo, hi
@@ -171,23 +202,63 @@ def _specs(metrics):
     ispec = np.zeros((len(metrics), K.N_ISPEC), dtype=np.int64)
     fspec = np.zeros((len(metrics), K.N_FSPEC), dtype=np.float64)
     for i, m in enumerate(metrics):
+        whole = m.depth == ALL
         ispec[i] = (
             m.browsing.code,
             m.aggregation.code,
-            min(m.cutoff, m.depth) if m.cutoff is not None else -1,  # a cutoff past H changes nothing
-            m.depth,
+            # a cutoff past H changes nothing
+            (m.cutoff if whole else min(m.cutoff, m.depth)) if m.cutoff is not None else -1,
+            -1 if whole else m.depth,
             int(m.stop),
         )
         fspec[i] = (m.browsing.params[0], m.aggregation.params[0])
     return ispec, fspec
 
 
-def _run_kernel(codes, starts, lengths, n_topics, unjudged, metrics, glo, ghi, relsum, with_upper=True):
+def _level_tables(measures, col: Collection):
+    """For the counting measures: their spec rows and, per distinct relevance level, what each grade code
+    is (:func:`cwla.counting.kind_table`) and how many relevant and judged non-relevant (0 <= grade < level)
+    documents each topic has."""
+    levels = sorted({m.level for m in measures})
+    row = {level: i for i, level in enumerate(levels)}
+    n_g = len(col.grades)
+    kinds = np.full((max(1, len(levels)), n_g + 1), UNJUDGED, dtype=np.uint8)
+    n_rel = np.zeros((max(1, len(levels)), len(col.topics)))
+    n_nonrel = np.zeros_like(n_rel)
+    for level, i in row.items():
+        kinds[i] = kind_table(col.grades, level)
+        n_rel[i] = col.judged[:, kinds[i, :n_g] == REL].sum(axis=1)
+        n_nonrel[i] = col.judged[:, kinds[i, :n_g] == NONREL].sum(axis=1)
+    cspec = np.zeros((len(measures), N_CSPEC), dtype=np.int64)
+    cpar = np.zeros(len(measures))
+    for q, m in enumerate(measures):
+        cspec[q, C_CODE] = m.code
+        cspec[q, C_LEVEL] = row[m.level]
+        cspec[q, C_K] = -1 if m.k is None else m.k
+        cpar[q] = m.fparam
+    return cspec, cpar, kinds, n_rel, n_nonrel
+
+
+def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_upper=True):
+    """Scores (lo, hi) of ``metrics`` and of the counting measures on the cells of ``col_arrays``
+    (codes, starts, lengths, n_topics, unjudged code)."""
+    codes, starts, lengths, n_topics, unjudged = col_arrays
     ispec, fspec = _specs(metrics)
+    h_ap = 0
+    for m in metrics:
+        if isinstance(m.browsing, AP):
+            h_ap = max(h_ap, int(lengths.max(initial=0)) if m.depth == ALL else m.depth)
+    if count_tables is None:  # no counting measures
+        count_tables = (np.zeros((0, N_CSPEC), dtype=np.int64), np.zeros(0), np.zeros((1, 1), dtype=np.uint8),
+                        np.zeros((1, n_topics)), np.zeros((1, n_topics)))
+    cspec, cpar, kinds, n_rel, n_nonrel = count_tables
     lo = np.zeros((len(metrics), len(starts)))
     hi = np.zeros((len(metrics), len(starts)))
-    K.score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, lo, hi)
-    return lo, hi
+    clo = np.zeros((len(cspec), len(starts)))
+    chi = np.zeros((len(cspec), len(starts)))
+    K.score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
+                  cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, clo, chi)
+    return lo, hi, clo, chi
 
 
 def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
@@ -209,34 +280,47 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
         starts = np.zeros(n_t, dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
         sub = [metrics[i] for i in rows]
-        lo, _ = _run_kernel(codes, starts, lengths, n_t, col.unjudged_code, sub, glo[rows], ghi[rows], relsum[rows],
-                            with_upper=False)
+        lo, _, _, _ = _run_kernel((codes, starts, lengths, n_t, col.unjudged_code), sub, glo[rows], ghi[rows],
+                                  relsum[rows], with_upper=False)
         ideal[rows] = lo
     return ideal
 
 
 def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, depth=None, stop=None,
-             normalize=None, order="trec_eval") -> Evaluation:
+             normalize=None, judged_only=None, rel=None, max_docs=None, order="trec_eval",
+             ties="float32") -> Evaluation:
     """Evaluate metrics on runs.
 
     Parameters
     ----------
-    qrels : path, DataFrame, dict or Collection
+    qrels : path, DataFrame, dict, iterable, object with ``to_dict()``, or Collection
         The qrels (anything :func:`cwla.read_qrels` accepts), or a :class:`Collection`
         from :func:`cwla.prepare` (then ``runs`` must be None).
-    runs : path, DataFrame, list or dict
+    runs : path, DataFrame, list, dict, iterable, object with ``to_dict()``, or RunSet
         The runs (see :func:`cwla.prepare`).
-    metrics : Metric, str, sequence of them, or dict {label: Metric or str}
-        Canonical texts, Chen & Sakai names or trec_eval habits (see :func:`cwla.parse_metric`);
-        results are labelled by the text given, ``str(metric)``, or the dict's keys.
-    gain, cutoff, depth, stop, normalize
-        Options for every metric that does not set them itself (the trec_eval-habit
-        names fix some: ``P@k``, ``AP`` binary gains, ``nDCG@k`` linear gains, cutoff and
-        normalisation, ``ERR@k`` exponential gains and cutoff). Unset everywhere:
-        ``linear`` gains (gmax = the largest grade in the qrels), no cutoff, depth 1000,
-        stop False, no normalisation. ``gain`` may be a text (``"binary:2"``).
+    metrics : measure, str, sequence of them, or dict {label: measure or str}
+        Canonical texts, Chen & Sakai names, ir_measures or trec_eval names (see
+        :func:`cwla.parse_metric`), :class:`Metric` values or counting measures
+        (:mod:`cwla.counting`); results are labelled by the text given,
+        ``str(metric)``, or the dict's keys.
+    gain, cutoff, depth, stop, normalize, judged_only
+        Options for every metric that does not set them itself (the ir_measures and trec_eval
+        names fix some: ``P@k`` binary gains and cutoff, ``nDCG@k`` linear gains, cutoff and
+        normalisation, ...). Unset everywhere: ``linear`` gains (gmax = the largest grade in the
+        qrels), no cutoff, depth 1000, stop False, no normalisation, every document kept.
+        ``gain`` may be a text (``"binary:2"``); a binary ``gain`` also sets the relevance level.
+    rel : number, optional
+        The relevance level (trec_eval's ``-l``) of every binary measure that does not give its
+        own (``P@10``, ``map``, ``R@100``, ``Bpref``, ...): grades >= rel are relevant. Default:
+        the threshold of a binary ``gain``, else 1.
+    max_docs : int, optional
+        Keep only the first ``max_docs`` documents of each ranking (in the evaluation's order)
+        before anything is measured, as trec_eval's ``-M`` does; unlike a cutoff it applies to
+        every measure, counts (``NumRet``) included.
     order : {"trec_eval", "file"}
         Document order when reading runs (see :func:`cwla.prepare`).
+    ties : {"float32", "float64"}
+        Precision in which scores are compared when ordering (see :func:`cwla.prepare`).
 
     Returns
     -------
@@ -246,55 +330,85 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     --------
     >>> from cwla import evaluate, synthetic
     >>> qrels, runs = synthetic.collection(seed=1)
-    >>> ev = evaluate(qrels, runs, ["P(rel=2)@10", "nDCG@10", "INST_PE"])
+    >>> ev = evaluate(qrels, runs, ["P(rel=2)@10", "nDCG@10", "INST_PE", "map", "R@100"])
     >>> ev.values.shape[0]
-    3
+    5
     """
     if isinstance(qrels, Collection):
         if runs is not None:
             raise ValueError("evaluate: pass runs inside the Collection or with raw qrels, not both")
         col = qrels
+        if ties != col.ties and ties != "float32":
+            raise ValueError(f"evaluate: the Collection was prepared with ties={col.ties!r}; prepare it again with "
+                             f"ties={ties!r}")
     else:
         if runs is None:
             raise ValueError("evaluate: no runs given")
-        col = prepare(qrels, runs, order=order)
+        col = prepare(qrels, runs, order=order, ties=ties)
     parsed, labels = as_metrics(metrics)
     if isinstance(gain, str):
         gain = parse_gain(gain)
     if gain is not None and not isinstance(gain, GainMap):
         raise TypeError(f"The 'gain' parameter of evaluate must be a gain map or its text. Got {gain!r} instead.")
-    resolved = [m.resolve(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize) for m in parsed]
+    level = relevance_level(rel, gain)
+    if max_docs is not None:
+        if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral) or max_docs < 1:
+            raise ValueError(f"The 'max_docs' parameter of evaluate must be an integer >= 1 or None. "
+                             f"Got {max_docs!r} instead.")
+        col = col.truncated(int(max_docs))
+    options = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize, judged_only=judged_only)
+    Metric(ERR(), ERRAgg(), **options)  # the options are checked even where every metric sets its own
+    resolved = [m.resolve(rel=level, **options) for m in parsed]
     for m, label in zip(resolved, labels):
         m.warn_if_constant(label, stacklevel=3)
         m.warn_if_truncated(label, stacklevel=3)
 
-    glo, ghi = _gain_tables(resolved, labels, col)
-    relsum = glo[:, : len(col.grades)] @ col.judged.T.astype(np.float64)  # (n_metrics, n_topics)
-    lo, hi = _run_kernel(col.codes, col.starts, col.lengths, len(col.topics), col.unjudged_code,
-                         resolved, glo, ghi, relsum)
-    n_m, n_r, n_t = len(resolved), len(col.runs), len(col.topics)
-    lo = lo.reshape(n_m, n_r, n_t)
-    hi = hi.reshape(n_m, n_r, n_t)
+    n_r, n_t = len(col.runs), len(col.topics)
+    values = np.zeros((len(resolved), n_r, n_t))
+    uppers = np.zeros_like(values)
+    ideal_rows = []
+    for only_judged in (False, True):
+        rows = [i for i, m in enumerate(resolved) if bool(m.judged_only) == only_judged]
+        if not rows:
+            continue
+        group = col.judged_only() if only_judged else col
+        cw = [i for i in rows if isinstance(resolved[i], Metric)]
+        counting = [i for i in rows if not isinstance(resolved[i], Metric)]
+        cw_metrics = [resolved[i] for i in cw]
+        glo, ghi = _gain_tables(cw_metrics, [labels[i] for i in cw], group)
+        relsum = glo[:, : len(group.grades)] @ group.judged.T.astype(np.float64)  # (n_metrics, n_topics)
+        tables = _level_tables([resolved[i] for i in counting], group)
+        lo, hi, clo, chi = _run_kernel(group.arrays(), cw_metrics, glo, ghi, relsum, tables)
+        values[cw], uppers[cw] = lo.reshape(-1, n_r, n_t), hi.reshape(-1, n_r, n_t)
+        values[counting], uppers[counting] = clo.reshape(-1, n_r, n_t), chi.reshape(-1, n_r, n_t)
+        if any(m.normalize == "ideal" for m in cw_metrics):
+            ideal_rows.append((cw, _ideal_scores(group, cw_metrics, glo, ghi, relsum)))
 
     # trec_eval -c: a qrels topic missing from a run scores 0 (its upper bound stays)
-    lo[:, ~col.present] = 0.0
-    if any(m.normalize == "ideal" for m in resolved):
-        ideal = _ideal_scores(col, resolved, glo, ghi, relsum)[:, None, :]
-        norm = np.array([m.normalize == "ideal" for m in resolved])
-        # divide (not multiply by 1/ideal, which overflows for a subnormal ideal and makes 0 * inf = NaN);
-        # 0 where the ideal scores 0
-        safe = np.where(ideal > 0.0, ideal, 1.0)
-        with np.errstate(over="ignore"):
-            lo = np.where(norm[:, None, None], np.where(ideal > 0.0, lo / safe, 0.0), lo)
-            hi = np.where(norm[:, None, None], np.where(ideal > 0.0, hi / safe, 0.0), hi)
+    # (the counting measures are right on an empty ranking as they are: NumRel = R, NumQ = 1, the rest 0)
+    absent = ~col.present
+    for i, m in enumerate(resolved):
+        if isinstance(m, Metric):
+            values[i][absent] = 0.0
+    for cw, ideal in ideal_rows:
+        for j, i in enumerate(cw):
+            if resolved[i].normalize != "ideal":
+                continue
+            # divide (not multiply by 1/ideal, which overflows for a subnormal ideal and makes 0 * inf = NaN);
+            # 0 where the ideal scores 0
+            best = ideal[j][None, :]
+            safe = np.where(best > 0.0, best, 1.0)
+            with np.errstate(over="ignore"):
+                values[i] = np.where(best > 0.0, values[i] / safe, 0.0)
+                uppers[i] = np.where(best > 0.0, uppers[i] / safe, 0.0)
     return Evaluation(
         metrics=tuple(resolved),
         requested=tuple(parsed),
         labels=tuple(labels),
         runs=col.runs,
         topics=col.topics,
-        values=lo,
-        residuals=hi - lo,
+        values=values,
+        residuals=uppers - values,
         missing_topics=col.missing_topics,
         ignored_topics=col.ignored_topics,
     )

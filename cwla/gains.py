@@ -10,11 +10,18 @@ map                           r(g)                                        refere
 ``linear(gmax)``              max(g, 0) / gmax                            Chen & Sakai 2023
 ``exponential(gmax)``         (2^max(g, 0) - 1) / 2^gmax                  Chapelle et al. 2009 (ERR)
 ``binary(threshold)``         1 if g >= threshold else 0                  trec_eval ``-l``
+``scaled(min_rel, max_rel)``  (clip(g, min_rel, max_rel) - min_rel)       ir_measures / cwl_eval
+                              / (max_rel - min_rel)
 ``table({grade: gain})``      the user's value                            cwl_eval gain files
+``regrade({grade: value})``   max(v(g), 0) / max_v, v(g) = the value      trec_eval ``ndcg.g=v``
+                              given for g, else g                         ir_measures ``gains=``
 ============================  ==========================================  ==================
 
-``linear()`` without ``gmax`` takes gmax = the largest grade in the qrels (one
-value for the whole collection, never per topic); the evaluation records it.
+``linear()`` without ``gmax`` (and ``scaled()`` without ``max_rel``) takes the
+largest grade in the qrels (one value for the whole collection, never per topic);
+the evaluation records it. ``binary`` without a threshold is "binary at the
+evaluation's relevance level" (``evaluate(rel=...)``, trec_eval's ``-l``; 1 if
+unset): the trec_eval and ir_measures names that do not say ``rel=`` use it.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ import numpy as np
 
 from .errors import GainRangeError
 
-__all__ = ["GainMap", "Linear", "Exponential", "Binary", "Table", "parse_gain"]
+__all__ = ["GainMap", "Linear", "Exponential", "Binary", "Scaled", "Table", "Regrade", "parse_gain"]
 
 
 def _fmt(x: float) -> str:
@@ -116,16 +123,53 @@ class Exponential(GainMap):
 
 @attrs.frozen
 class Binary(GainMap):
-    """``binary(threshold)``: r = 1 if g >= threshold else 0 (trec_eval's relevance level)."""
+    """``binary(threshold)``: r = 1 if g >= threshold else 0 (trec_eval's relevance level).
 
-    threshold: float = attrs.field(default=1.0, converter=_finite_float, validator=_positive)
+    ``threshold=None`` stands for the evaluation's relevance level (``evaluate(rel=...)``,
+    ``cwla eval -l``; 1 when unset), which :meth:`cwla.Metric.resolve` fills in."""
+
+    threshold: float | None = attrs.field(
+        default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
+    )
     code: ClassVar[int] = 2
 
     def gains(self, grades, max_grade):
+        if self.threshold is None:
+            raise ValueError("binary gains without a threshold must be resolved to the evaluation's "
+                             "relevance level first (Metric.resolve)")
         return (grades >= self.threshold).astype(np.float64)
 
     def __str__(self):
-        return f"binary(threshold={_fmt(self.threshold)})"
+        return "binary" if self.threshold is None else f"binary(threshold={_fmt(self.threshold)})"
+
+
+def _scaled_range(instance, attribute, value):
+    if instance.max_rel is not None and not instance.max_rel > instance.min_rel:
+        raise ValueError(f"'max_rel' of scaled must be > min_rel: max_rel={_fmt(instance.max_rel)}, "
+                         f"min_rel={_fmt(instance.min_rel)}")
+
+
+@attrs.frozen
+class Scaled(GainMap):
+    """``scaled(min_rel, max_rel)``: r = (clip(g, min_rel, max_rel) - min_rel) / (max_rel - min_rel),
+    the scaling ir_measures' ``min_rel``/``max_rel`` parameters give cwl_eval's measures (grades
+    outside the range are clipped to it). ``max_rel=None``: the collection's largest grade."""
+
+    min_rel: float = attrs.field(default=0.0, converter=_finite_float)
+    max_rel: float | None = attrs.field(
+        default=None, converter=attrs.converters.optional(_finite_float), validator=_scaled_range
+    )
+    code: ClassVar[int] = 4
+
+    def gains(self, grades, max_grade):
+        top = self.max_rel if self.max_rel is not None else max_grade
+        if not top > self.min_rel:
+            return np.zeros_like(grades)  # every grade at or below min_rel: no gain
+        return (np.clip(grades, self.min_rel, top) - self.min_rel) / (top - self.min_rel)
+
+    def __str__(self):
+        args = [f"min_rel={_fmt(self.min_rel)}"] + ([] if self.max_rel is None else [f"max_rel={_fmt(self.max_rel)}"])
+        return f"scaled({', '.join(args)})"
 
 
 def _freeze_mapping(mapping) -> tuple:
@@ -155,6 +199,37 @@ class Table(GainMap):
 
     def __str__(self):
         return "table(" + ", ".join(f"{_fmt(g)}:{_fmt(v)}" for g, v in self.mapping) + ")"
+
+
+def _freeze_values(mapping) -> tuple:
+    if not isinstance(mapping, Mapping):
+        raise TypeError(f"regrade() takes a dict {{grade: value}}, got {type(mapping).__name__}")
+    if not mapping:
+        raise ValueError("regrade() needs at least one grade: value pair")
+    return tuple(sorted((_finite_float(g), _finite_float(v)) for g, v in mapping.items()))
+
+
+@attrs.frozen
+class Regrade(GainMap):
+    """``regrade({grade: value})``: trec_eval's ``ndcg.g=v`` and ir_measures' ``nDCG(gains={g: v})``. Each
+    grade listed is replaced by its value, the others keep their grade; the result is linear,
+    ``max(v, 0) / max_v`` with max_v the largest value over the qrels' grades (the scale cancels in the
+    ideal normalisation of nDCG; a negative value counts as 0, as negative grades do)."""
+
+    mapping: tuple = attrs.field(converter=_freeze_values)
+    code: ClassVar[int] = 5
+
+    def values(self, grades) -> np.ndarray:
+        lookup = dict(self.mapping)
+        return np.array([lookup.get(float(g), float(g)) for g in grades], dtype=np.float64)
+
+    def gains(self, grades, max_grade):
+        values = np.maximum(self.values(grades), 0.0)
+        top = values.max() if values.size else 0.0
+        return values / top if top > 0 else values
+
+    def __str__(self):
+        return "regrade(" + ", ".join(f"{_fmt(g)}:{_fmt(v)}" for g, v in self.mapping) + ")"
 
 
 def parse_gain(text: str) -> GainMap:

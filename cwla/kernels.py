@@ -6,6 +6,9 @@ plus a gain table per metric indexed by grade code (the last entry is the
 unjudged document). See :mod:`cwla.browsing` and :mod:`cwla.aggregations` for
 the formulas; the codes below are theirs.
 
+The measures outside C/W/L/A (:mod:`cwla.counting`) are scored in the same pass,
+cell by cell, from their own spec rows.
+
 The kernels assume validated input; the Python wrappers in
 :mod:`cwla.evaluation` check everything first.
 """
@@ -18,12 +21,13 @@ import numpy as np
 from numba import prange
 
 from ._numba import jit
+from .counting import C_CODE, C_K, C_LEVEL, count_ranking
 
 # browsing model codes (cwla.browsing)
 PRECISION, DCG, RBP, INST, AP, ERR = 0, 1, 2, 3, 4, 5
 # aggregation codes (cwla.aggregations)
 A_ERG, A_ETG, A_AVG, A_MAX, A_FIN, A_PE, A_ERR = 0, 1, 2, 3, 4, 5, 6
-# columns of the integer metric spec
+# columns of the integer metric spec (depth -1: "all", H = the ranking's length, at least Precision's/DCG's k)
 I_MODEL, I_AGG, I_CUTOFF, I_DEPTH, I_STOP = 0, 1, 2, 3, 4
 N_ISPEC = 5
 # columns of the float metric spec
@@ -124,12 +128,20 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     n = length
     if ispec[I_CUTOFF] > 0 and ispec[I_CUTOFF] < n:
         n = ispec[I_CUTOFF]
-    if H < n:
-        n = H
     model, agg, stop = ispec[I_MODEL], ispec[I_AGG], ispec[I_STOP] != 0
     mpar, apar = fspec[F_MODEL], fspec[F_AGG]
+    pad_hi = 1.0
+    if H < 0:  # depth "all": the whole (cut) ranking; nothing is padded, so the residual is its unjudged part
+        H = n
+        if (model == PRECISION or model == DCG) and H < mpar < math.inf:
+            H = int(mpar)
+        pad_hi = 0.0
+    if H == 0:
+        return 0.0, 0.0
+    if H < n:
+        n = H
     lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mpar, agg, apar, S)
-    exact = n == H or not with_upper
+    exact = n == H or pad_hi == 0.0 or not with_upper
     if exact and with_upper:
         for i in range(n):
             if codes[start + i] == unjudged:
@@ -138,7 +150,7 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     if exact:
         hi, rhi = lo, rlo
     else:
-        hi, rhi = score_ranking(codes, start, n, ghi, 1.0, H, stop, model, mpar, agg, apar, S)
+        hi, rhi = score_ranking(codes, start, n, ghi, pad_hi, H, stop, model, mpar, agg, apar, S)
     if model == AP and mpar != 0.0:
         # users who look for an unretrieved relevant document gain nothing: times R_ret / R;
         # in the upper bound the unjudged and padded documents join the relevant ones
@@ -149,27 +161,48 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
 
 
 @jit(parallel=True)
-def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper,
-                out_lo, out_hi):
-    """Score every (run, topic) cell under every metric.
+def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
+                cspec, cpar, kinds, n_rel, n_nonrel, out_lo, out_hi, cout_lo, cout_hi):
+    """Score every (run, topic) cell under every metric and every counting measure.
 
     Cell ``c`` is run ``c // n_topics`` and topic ``c % n_topics``; its ranking is
     ``codes[starts[c]:starts[c] + lengths[c]]`` in rank order. Writes
     ``out_lo[m, c]`` (the score) and, if ``with_upper``, ``out_hi[m, c]`` (unjudged
-    and padded documents at gain 1; otherwise a copy of the score).
+    and padded documents at gain 1; otherwise a copy of the score). ``h_ap`` is the
+    largest depth H of an AP metric (its suffix sums need H + 1 slots of scratch space).
+
+    Counting measure q (:mod:`cwla.counting`) is row ``cspec[q]`` (code, level row, k) and
+    ``cpar[q]``; ``kinds[l, g]`` says what grade code g is at level row l (relevant, judged
+    non-relevant, negative or unjudged: :func:`cwla.counting.kind_table`), ``n_rel[l, t]`` and
+    ``n_nonrel[l, t]`` count topic t's relevant and judged non-relevant
+    documents. Writes ``cout_lo[q, c]`` and ``cout_hi[q, c]``.
     """
     n_metrics = ispec.shape[0]
-    h_ap = 0  # AP's suffix sums need H + 1 slots of scratch space
-    for m in range(n_metrics):
-        if ispec[m, I_MODEL] == AP:
-            h_ap = max(h_ap, ispec[m, I_DEPTH])
+    n_counts = cspec.shape[0]
     for c in prange(starts.shape[0]):
         t = c % n_topics
+        s, n = starts[c], lengths[c]
         S = np.empty(h_ap + 1)
         for m in range(n_metrics):
             lo, hi = _score_metric(
-                codes, starts[c], lengths[c], unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S,
-                with_upper,
+                codes, s, n, unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S, with_upper,
             )
             out_lo[m, c] = lo
             out_hi[m, c] = hi
+        if n_counts == 0:
+            continue
+        has_unjudged = False
+        for i in range(n):
+            if codes[s + i] == unjudged:
+                has_unjudged = True
+                break
+        for q in range(n_counts):
+            level = cspec[q, C_LEVEL]
+            lo = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
+                               cspec[q, C_CODE], cspec[q, C_K], cpar[q], False)
+            cout_lo[q, c] = lo
+            if has_unjudged and with_upper:
+                cout_hi[q, c] = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
+                                              cspec[q, C_CODE], cspec[q, C_K], cpar[q], True)
+            else:
+                cout_hi[q, c] = lo

@@ -7,9 +7,9 @@ A :class:`Metric` is an immutable value: equal metrics compare and hash equal,
 ``attrs.evolve`` (or :meth:`Metric.with_options`) makes changed copies, ``str``
 prints the canonical text that :func:`cwla.parse_metric` reads back.
 
-The options ``gain``, ``cutoff``, ``depth``, ``stop`` and ``normalize`` may be
-left unset (None): the evaluation then supplies them (see :data:`DEFAULTS`), so
-one list of metrics can be evaluated under several settings.
+The options ``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize`` and
+``judged_only`` may be left unset (None): the evaluation then supplies them (see
+:data:`DEFAULTS`), so one list of metrics can be evaluated under several settings.
 """
 
 from __future__ import annotations
@@ -21,26 +21,20 @@ import attrs
 from .aggregations import Aggregation
 from .browsing import BrowsingModel, _strict_int
 from .errors import ConstantMetricWarning, CwlaWarning
-from .gains import GainMap, Linear
+from .gains import Binary, GainMap, Linear
 
-__all__ = ["Metric", "DEFAULTS"]
+__all__ = ["Metric", "DEFAULTS", "ALL", "at_level"]
 
 
-def _optional_positive_int(name):
+def _optional_positive_int(name, accepted="an integer >= 1 or None"):
     def convert(value):
         return None if value is None else _strict_int(value)
 
     def validate(instance, attribute, value):
         if value is not None and value < 1:
-            raise ValueError(f"'{name}' of a metric must be an integer >= 1 or None: {value}")
+            raise ValueError(f"'{name}' of a metric must be {accepted}: {value}")
 
     return convert, validate
-
-
-def _optional_bool(value):
-    if value is None or isinstance(value, bool):
-        return value
-    raise TypeError(f"'stop' of a metric must be True, False or None: {value!r}")
 
 
 def _normalize(instance, attribute, value):
@@ -59,14 +53,33 @@ def _instance(kind, cls):
 #: the largest depth H a metric may model (the kernels keep O(H) scratch space per ranking)
 MAX_DEPTH = 1_000_000
 
+#: ``depth=ALL``: the user model's horizon is the whole (cut) ranking, H = its length (and at
+#: least Precision's or DCG's k); the trec_eval names use it, so runs deeper than 1000 are scored whole
+ALL = "all"
+
 _cut_conv, _cut_val = _optional_positive_int("cutoff")
-_depth_conv, _depth_positive = _optional_positive_int("depth")
+_depth_int, _depth_positive = _optional_positive_int("depth", "an integer >= 1, 'all' or None")
+
+
+def _depth_conv(value):
+    return ALL if value == ALL else _depth_int(value)
 
 
 def _depth_val(instance, attribute, value):
+    if value == ALL:
+        return
     _depth_positive(instance, attribute, value)
     if value is not None and value > MAX_DEPTH:
-        raise ValueError(f"'depth' of a metric must be at most {MAX_DEPTH:,}: {value}")
+        raise ValueError(f"'depth' of a metric must be at most {MAX_DEPTH:,} or 'all': {value}")
+
+
+def _optional_flag(name):
+    def convert(value):
+        if value is None or isinstance(value, bool):
+            return value
+        raise TypeError(f"'{name}' of a metric must be True, False or None: {value!r}")
+
+    return convert
 
 
 @attrs.frozen
@@ -83,13 +96,19 @@ class Metric:
         Grade -> gain map; None: the evaluation's (default ``linear``).
     cutoff : int or None
         Keep only the first ``cutoff`` documents of each ranking (trec_eval's @k).
-    depth : int or None
+    depth : int, "all" or None
         H, the user model's horizon; ranks past the (cut) ranking carry gain 0. Default 1000.
+        ``"all"``: H = the length of each (cut) ranking, at least Precision's or DCG's k
+        (the trec_eval names: a run deeper than 1000 is scored whole, as trec_eval does);
+        the residual then counts only the unjudged documents of the ranking.
     stop : bool or None
         True: C(H) := 0, the user surely stops at H (sum L = 1). Default False
         (mass continuing past H is dropped, as in cwl_eval).
     normalize : {"ideal", "none"} or None
         "ideal" divides by the metric on the ideal ranking (0 where that is 0).
+    judged_only : bool or None
+        True: drop the unjudged documents from each ranking before anything else
+        (ir_measures' ``judged_only``, trec_eval's ``-J``). Default False.
 
     Examples
     --------
@@ -106,8 +125,9 @@ class Metric:
     )
     cutoff: int | None = attrs.field(default=None, converter=_cut_conv, validator=_cut_val)
     depth: int | None = attrs.field(default=None, converter=_depth_conv, validator=_depth_val)
-    stop: bool | None = attrs.field(default=None, converter=_optional_bool)
+    stop: bool | None = attrs.field(default=None, converter=_optional_flag("stop"))
     normalize: str | None = attrs.field(default=None, validator=_normalize)
+    judged_only: bool | None = attrs.field(default=None, converter=_optional_flag("judged_only"))
 
     @property
     def is_constant(self) -> bool:
@@ -117,23 +137,33 @@ class Metric:
         return self.browsing.gain_free and self.aggregation.gain_free
 
     def with_options(self, **options) -> "Metric":
-        """A copy with the given options set (``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize``)."""
+        """A copy with the given options set (``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize``,
+        ``judged_only``)."""
         return attrs.evolve(self, **options)
 
-    def resolve(self, gain=None, cutoff=None, depth=None, stop=None, normalize=None) -> "Metric":
-        """A copy whose unset options take the given values, then :data:`DEFAULTS`."""
-        given = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize)
+    def resolve(self, gain=None, cutoff=None, depth=None, stop=None, normalize=None, judged_only=None,
+                rel=None) -> "Metric":
+        """A copy whose unset options take the given values, then :data:`DEFAULTS`; binary gains
+        without a threshold take the relevance level ``rel`` (default 1)."""
+        given = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize,
+                     judged_only=judged_only)
         values = {}
         for name, value in given.items():
             own = getattr(self, name)
             values[name] = own if own is not None else (value if value is not None else DEFAULTS[name])
+        values["gain"] = at_level(values["gain"], rel)
         return attrs.evolve(self, **values)
+
+    @property
+    def aggregate(self) -> str:
+        """How per-topic values combine into a run's value: ``"mean"``."""
+        return "mean"
 
     def warn_if_truncated(self, label=None, stacklevel=3):
         """Warn when Precision@k or DCG@k reaches past the depth H without ``stop``: the mass
         past H is dropped, so every score would be 0 (Precision) or truncated (DCG)."""
         k = getattr(self.browsing, "k", None)
-        if k is not None and self.depth is not None and k > self.depth and not self.stop:
+        if k is not None and isinstance(self.depth, int) and k > self.depth and not self.stop:
             warnings.warn(
                 f"{label or self}: k = {k} exceeds the depth H = {self.depth} and stop is off, so the user "
                 f"model's mass past rank {self.depth} is dropped; raise depth or set stop=true",
@@ -157,5 +187,13 @@ class Metric:
         return format_metric(self)
 
 
+def at_level(gain, rel=None):
+    """``gain``, with binary gains that have no threshold set to the relevance level ``rel`` (default 1)."""
+    if isinstance(gain, Binary) and gain.threshold is None:
+        return Binary(1 if rel is None else rel)
+    return gain
+
+
 #: What an evaluation uses for options that neither the metric nor the call sets.
-DEFAULTS = {"gain": Linear(), "cutoff": None, "depth": 1000, "stop": False, "normalize": "none"}
+DEFAULTS = {"gain": Linear(), "cutoff": None, "depth": 1000, "stop": False, "normalize": "none",
+            "judged_only": False}

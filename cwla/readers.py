@@ -71,7 +71,9 @@ import os
 import re
 import warnings
 import zlib
-from collections.abc import Callable, Mapping
+import itertools
+import operator
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -87,22 +89,36 @@ class _Format(NamedTuple):
 
     kind: str  # "qrels" or "run"
     layout: str  # the fields of a file line, for messages
-    ncols: int  # number of fields of a file line
+    ncols: int  # number of fields of a file line (a run line may have more: the first ncols are used)
+    extra_columns: bool  # lines may have more than ncols fields (trec_eval reads the first 6 of a run line)
+    comments: bool  # lines whose first field starts with '#' are comments (trec_eval 10's qrels)
     numeric: tuple[tuple[int, str, str], ...]  # (file field, column, "float"/"int")
-    native: tuple[str, str, str]  # DataFrame columns: topic, docno, value
-    irm: tuple[str, str, str]  # ir_measures' names of the same columns
-    accepted_columns: str  # for messages
+    value: str  # the canonical name of the value column: "grade" or "score"
+    # names an in-memory source may give each column (DataFrame columns, record attributes), preferred first:
+    # ours, ir_datasets / ir_measures', PyTerrier's
+    names: dict[str, tuple[str, ...]]
     output: tuple[str, ...]  # columns of the canonical frame, in order
 
+    @property
+    def accepted_columns(self) -> str:
+        """The accepted column names, for messages."""
+        parts = [" or ".join(self.names[role]) for role in ("topic", "docno", self.value)]
+        rank = "[, rank]" if "rank" in self.names else ""
+        return ", ".join(parts) + rank
+
+
+_TOPIC_NAMES = ("topic", "query_id", "qid")
+_DOCNO_NAMES = ("docno", "doc_id")
 
 _QRELS = _Format(
     kind="qrels",
     layout="qid iter docno grade",
     ncols=4,
+    extra_columns=False,
+    comments=True,
     numeric=((3, "grade", "float"),),
-    native=("topic", "docno", "grade"),
-    irm=("query_id", "doc_id", "relevance"),
-    accepted_columns="topic, docno, grade or query_id, doc_id, relevance",
+    value="grade",
+    names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "grade": ("grade", "relevance", "label")},
     output=("topic", "docno", "grade"),
 )
 
@@ -110,12 +126,16 @@ _RUN = _Format(
     kind="run",
     layout="qid Q0 docno rank score tag",
     ncols=6,
+    extra_columns=True,
+    comments=False,
     numeric=((3, "rank", "int"), (4, "score", "float")),
-    native=("topic", "docno", "score"),
-    irm=("query_id", "doc_id", "score"),
-    accepted_columns="topic, docno, score[, rank] or query_id, doc_id, score",
+    value="score",
+    names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "score": ("score",), "rank": ("rank",)},
     output=("topic", "docno", "score", "rank"),
 )
+
+#: columns that name the system of each row: a frame with one holds several runs
+SYSTEM_COLUMNS = ("name", "run", "system")
 
 _TOPIC_FIELD = 0
 _DOCNO_FIELD = 2
@@ -236,6 +256,17 @@ def run_name(path) -> str:
 # ---------------------------------------------------------------------------
 
 
+def accepted_forms(fmt: _Format, func: str) -> str:
+    """The sentence that lists every accepted form of a qrels or run source."""
+    fields = "query_id, doc_id, " + ("relevance" if fmt.value == "grade" else "score")
+    return (
+        f"{func}() accepts a path to a TREC {fmt.kind} file ({fmt.layout}; str or os.PathLike), "
+        f"a pandas DataFrame with columns {fmt.accepted_columns} (PyTerrier's and ir_datasets' names "
+        f"included), a dict {{topic: {{docno: {fmt.value}}}}}, an object with to_dict() giving that dict "
+        f"(ranx), or an iterable of records with attributes {fields} (ir_datasets' namedtuples)"
+    )
+
+
 def _read(source, fmt: _Format, func: str) -> pd.DataFrame:
     """Dispatch on the type of `source`."""
     if isinstance(source, (str, os.PathLike)):
@@ -244,12 +275,79 @@ def _read(source, fmt: _Format, func: str) -> pd.DataFrame:
         return _read_frame(source, fmt)
     if isinstance(source, Mapping):
         return _read_dict(source, fmt)
-    raise TypeError(
-        f"{func}() accepts a path to a TREC {fmt.kind} file "
-        f"({fmt.layout}; str or os.PathLike), a pandas DataFrame with columns "
-        f"{fmt.accepted_columns}, or a dict {{topic: {{docno: "
-        f"{fmt.native[2]}}}}}; got {type(source).__name__}"
-    )
+    if callable(getattr(source, "to_dict", None)):  # ranx's Qrels and Run, and their kin
+        try:
+            data = source.to_dict()
+        except Exception as err:  # noqa: BLE001 - whatever it raises, say which object failed
+            raise InputError(f"{func}(): {type(source).__name__}.to_dict() failed ({err})") from None
+        if not isinstance(data, Mapping):
+            raise InputError(f"{func}(): {type(source).__name__}.to_dict() gave a {type(data).__name__}; "
+                             f"accepted: a dict {{topic: {{docno: {fmt.value}}}}}")
+        return _read_dict(data, fmt, what=f"{fmt.kind} {type(source).__name__}.to_dict()")
+    if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
+        return _read_records(source, fmt, func)
+    raise TypeError(f"{accepted_forms(fmt, func)}; got {type(source).__name__}")
+
+
+def is_record(item) -> bool:
+    """True for an ir_datasets-style record: a namedtuple (or object) with a query and a document id."""
+    names = _record_fields(item)
+    return any(n in names for n in _TOPIC_NAMES) and any(n in names for n in _DOCNO_NAMES)
+
+
+def _record_fields(item) -> tuple:
+    fields = getattr(type(item), "_fields", None)
+    if fields is not None:
+        return tuple(fields)
+    if isinstance(item, (str, bytes, Mapping, tuple, list)) or item is None:
+        return ()
+    return tuple(n for n in _TOPIC_NAMES + _DOCNO_NAMES + ("relevance", "grade", "label", "score", "rank")
+                 if hasattr(item, n))
+
+
+def _read_records(records, fmt: _Format, func: str) -> pd.DataFrame:
+    """An iterable of records (ir_datasets' ``qrels_iter()``, ``scoreddocs_iter()``): read through once."""
+    what = f"{fmt.kind} records"
+    iterator = iter(records)
+    first = next(iterator, None)
+    if first is None:
+        raise InputError(f"{what} are empty: the iterable gave nothing ({accepted_forms(fmt, func)})")
+    fields = _record_fields(first)
+    if not is_record(first):
+        raise TypeError(f"{accepted_forms(fmt, func)}; got an iterable whose first item is {_short_repr(first)}")
+    chosen = {}
+    for role, names in fmt.names.items():
+        present = [n for n in names if n in fields]
+        if present:
+            chosen[role] = present[0]
+        elif role != "rank":
+            raise InputError(
+                f"{what}: the first record ({_short_repr(first)}) has no attribute {' or '.join(names)}; "
+                f"{accepted_forms(fmt, func)}"
+            )
+    getters = {role: operator.attrgetter(name) for role, name in chosen.items()}
+    columns: dict[str, list] = {role: [] for role in chosen}
+    try:
+        for record in itertools.chain([first], iterator):
+            for role, get in getters.items():
+                columns[role].append(get(record))
+    except AttributeError as err:
+        raise InputError(f"{what}, record {len(columns['topic']) + 1}: {err}; every record needs the "
+                         f"attributes {', '.join(chosen.values())}") from None
+
+    def where(i: int) -> str:
+        return f"{what}, record {i + 1}"
+
+    def short(i: int) -> str:
+        return f"record {i + 1}"
+
+    series = {role: pd.Series(values, dtype=object) for role, values in columns.items()}
+    return _validate(series, dict(chosen), fmt, where, short)
+
+
+def _short_repr(item) -> str:
+    text = repr(item)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _canonical(topic, docno, values: dict, fmt: _Format) -> pd.DataFrame:
@@ -318,10 +416,15 @@ def _load_bytes(path, label: str, fmt: _Format) -> bytes:
     return data
 
 
+_COMMENT_LINE = re.compile(rb"^[ \t\v\f]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
+
+
 def _read_file_fast(data: bytes, fmt: _Format) -> pd.DataFrame | None:
     """Parse with pandas' C parser; return None if anything looks wrong."""
     if any(sep in data for sep in _RARE_SEPARATORS):
         return None
+    if fmt.comments and b"#" in data:
+        data = _COMMENT_LINE.sub(b"", data)  # whole comment lines; a '#' inside a docno is data
     dtype = {i: str for i in range(fmt.ncols)}
     for field, _, kind in fmt.numeric:
         dtype[field] = "int64" if kind == "int" else "float64"
@@ -386,11 +489,11 @@ def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
     first_seen: dict[tuple[str, str], int] = {}
     for lineno, line in _physical_lines(data, label):
         stripped = line.strip(_FIELD_SEP_CHARS)
-        if not stripped:
+        if not stripped or (fmt.comments and stripped.startswith("#")):
             continue
         fields = _FIELD_SEP_RE.split(stripped)
         where = f"{label}, line {lineno}"
-        if len(fields) != fmt.ncols:
+        if len(fields) < fmt.ncols or (len(fields) > fmt.ncols and not fmt.extra_columns):
             raise InputError(
                 f"{where}: expected {fmt.ncols} columns ({fmt.layout}), found {len(fields)}"
             )
@@ -462,31 +565,38 @@ def _parse_token(token: str, column: str, kind: str):
 # ---------------------------------------------------------------------------
 
 
+def frame_columns(frame: pd.DataFrame, fmt: _Format, what: str) -> dict[str, str]:
+    """Which column of ``frame`` plays each role (topic, docno, value[, rank]); a clear error if one is
+    missing, appears twice, or two columns claim the same role."""
+    found = list(frame.columns)
+    chosen, missing = {}, []
+    for role, names in fmt.names.items():
+        present = [n for n in names if n in found]
+        if len(present) > 1:
+            raise InputError(f"{what} has columns {present}, which all name the {role}; keep one "
+                             f"(accepted: {fmt.accepted_columns})")
+        if present:
+            chosen[role] = present[0]
+        elif role != "rank":
+            missing.append(role if len(names) == 1 else " or ".join(names))
+    if missing:
+        raise InputError(f"{what} is missing columns {missing} (found {found}); accepted: {fmt.accepted_columns}")
+    duplicated = [c for c in chosen.values() if found.count(c) > 1]
+    if duplicated:
+        raise InputError(f"{what} has duplicate columns {duplicated}; each of {fmt.accepted_columns} must appear once")
+    return chosen
+
+
 def _read_frame(frame: pd.DataFrame, fmt: _Format) -> pd.DataFrame:
     """Validate and canonicalise a DataFrame source."""
     what = f"{fmt.kind} DataFrame"
-    found = list(frame.columns)
-    missing_native = [c for c in fmt.native if c not in found]
-    missing_irm = [c for c in fmt.irm if c not in found]
-    if not missing_native:
-        names = fmt.native
-    elif not missing_irm:
-        names = fmt.irm
-    else:
-        missing = missing_native if len(missing_native) <= len(missing_irm) else missing_irm
-        raise InputError(
-            f"{what} is missing columns {missing} (found {found}); "
-            f"accepted: {fmt.accepted_columns}"
-        )
-    wanted = list(names)
-    if fmt is _RUN and "rank" in found:
-        wanted.append("rank")
-    duplicated = [c for c in wanted if found.count(c) > 1]
-    if duplicated:
-        raise InputError(
-            f"{what} has duplicate columns {duplicated}; each of "
-            f"{fmt.accepted_columns} must appear once"
-        )
+    chosen = frame_columns(frame, fmt, what)
+    if fmt is _RUN:
+        for column in SYSTEM_COLUMNS:
+            if column in frame.columns and frame[column].nunique(dropna=False) > 1:
+                raise InputError(f"{what} holds several runs (column {column!r} has "
+                                 f"{frame[column].nunique(dropna=False)} values); pass it to cwla.prepare, "
+                                 f"cwla.read_runs or cwla.evaluate, which read one run per {column}")
     if frame.empty:
         raise InputError(f"{what} is empty: no rows (expected columns {fmt.accepted_columns})")
     labels = frame.index
@@ -497,22 +607,14 @@ def _read_frame(frame: pd.DataFrame, fmt: _Format) -> pd.DataFrame:
     def short(i: int) -> str:
         return f"row {_show(labels[i])}"
 
-    columns = {
-        "topic": frame[names[0]],
-        "docno": frame[names[1]],
-        fmt.numeric[-1][1]: frame[names[2]],
-    }
-    display = {"topic": names[0], "docno": names[1], fmt.numeric[-1][1]: names[2]}
-    if len(wanted) == 4:
-        columns["rank"] = frame["rank"]
-        display["rank"] = "rank"
-    return _validate(columns, display, fmt, where, short)
+    columns = {role: frame[name] for role, name in chosen.items()}
+    return _validate(columns, dict(chosen), fmt, where, short)
 
 
-def _read_dict(source: Mapping, fmt: _Format) -> pd.DataFrame:
+def _read_dict(source: Mapping, fmt: _Format, what: str | None = None) -> pd.DataFrame:
     """Validate and canonicalise a ``{topic: {docno: value}}`` source."""
-    what = f"{fmt.kind} dict"
-    value_name = fmt.native[2]
+    what = what or f"{fmt.kind} dict"
+    value_name = fmt.value
     topic_keys: list = []
     docno_keys: list = []
     values: list = []

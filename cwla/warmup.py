@@ -30,7 +30,7 @@ def warmup() -> float:
 
     t0 = time.perf_counter()
     buf = np.frombuffer(b"t Q0 d 1 1.5 x\n", dtype=np.uint8)
-    spans, _, _, _ = _tokenize.tokenize(buf, 6)
+    spans, _, _, _ = _tokenize.tokenize(buf, 6, True)
     _tokenize._first_bad_int(buf, spans, 3)
     _tokenize.parse_float32(buf, spans, 4)
     _tokenize.field_strings(buf, spans, 2)

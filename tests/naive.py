@@ -155,3 +155,67 @@ def frames(ranking, judged):
     if run.empty:  # a run must hold a line: retrieve for another topic only, so topic t is missing
         run = pd.DataFrame({"topic": ["other"], "docno": ["x"], "score": [1.0]})
     return qrels, run
+
+
+# ---- the measures outside C/W/L/A (trec_eval's definitions, SPEC section 2) ----------
+
+
+def counting(name: str, ranking: list, judged: list, level: float, k=None, param=None) -> float:
+    """trec_eval's value of a counting measure on one ranking.
+
+    ``ranking``: grades in rank order, None for a document not in the qrels; ``judged``: the
+    grades of every judged document of the topic. Relevant: grade >= level; judged
+    non-relevant (bpref's N): 0 <= grade < level; a negative grade is never relevant and
+    bpref skips it as trec_eval does.
+    """
+    rel = [g is not None and g >= level for g in ranking]
+    R = sum(1 for g in judged if g >= level)
+    N = sum(1 for g in judged if 0 <= g < level)
+    n = len(ranking)
+    top = rel[: (n if k is None else k)]
+    if name == "NumRet":
+        return n
+    if name == "NumRel":
+        return R
+    if name == "NumQ":
+        return 1
+    if name == "NumRelRet":
+        return sum(rel)
+    if name == "Recall":
+        return sum(top) / R if R else 0.0
+    if name == "RPrec":
+        return sum(rel[:R]) / R if R else 0.0
+    if name == "Judged":
+        shown = ranking[: (n if k is None else k)]
+        return sum(g is not None for g in shown) / len(shown) if shown else 0.0
+    if name == "Bpref":
+        total, nonrel = 0.0, 0
+        for g in ranking:
+            if g is None or g < 0:
+                continue
+            if g >= level:
+                total += 1.0 - min(nonrel, R) / min(N, R) if nonrel else 1.0
+            else:
+                nonrel += 1
+        return total / R if R else 0.0
+    P = sum(rel) / n if n else 0.0
+    Rc = sum(rel) / R if R else 0.0
+    if name == "SetP":
+        return P
+    if name == "SetRelP":
+        return sum(rel) / min(n, R) if min(n, R) else 0.0
+    if name == "SetAP":
+        return P * Rc
+    if name == "SetF":  # trec_eval: (x + 1) P R / (x P + R), x the parameter
+        return (param + 1) * P * Rc / (param * P + Rc) if sum(rel) else 0.0
+    if name == "IPrec":  # trec_eval 9.0.x: the floor(x R + 0.9)-th relevant document, best precision at or below it
+        need = int(param * R + 0.9)
+        if need > sum(rel):
+            return 0.0
+        found, best = 0, 0.0
+        for i, r in enumerate(rel, start=1):
+            found += r
+            if found >= max(need, 1):
+                best = max(best, found / i)
+        return best
+    raise ValueError(name)

@@ -159,11 +159,15 @@ def test_gain_outside_unit_interval_is_an_error_before_scoring(files):
 
 @pytest.mark.parametrize("kwargs, error, message", [
     (dict(metrics=[]), TypeError, "metrics must be a Metric, a metric text, a non-empty list"),
-    (dict(metrics=[3]), TypeError, "a metric must be a Metric or a metric text, got 3"),
+    (dict(metrics=[3]), TypeError, "a metric must be a Metric, a counting measure or a metric text, got 3"),
     (dict(metrics=["P@10", "P@10"]), ValueError, "metrics must be distinct; ['P@10'] appear more than once"),
     (dict(gain=3), TypeError, "The 'gain' parameter of evaluate must be a gain map or its text. Got 3 instead."),
     (dict(order="rank"), ValueError, "The 'order' parameter of prepare must be 'trec_eval' or 'file'"),
-    (dict(depth=0), ValueError, "'depth' of a metric must be an integer >= 1 or None: 0"),
+    (dict(depth=0), ValueError, "'depth' of a metric must be an integer >= 1, 'all' or None: 0"),
+    (dict(rel=0), ValueError, "The 'rel' parameter of evaluate must be a number > 0"),
+    (dict(rel=2, gain="binary:3"), ValueError, "the relevance level rel=2 contradicts gain=binary(threshold=3)"),
+    (dict(max_docs=0), ValueError, "The 'max_docs' parameter of evaluate must be an integer >= 1 or None"),
+    (dict(ties="double"), ValueError, "The 'ties' parameter of prepare must be 'float32'"),
 ])
 def test_bad_evaluate_arguments(files, kwargs, error, message):
     q, r = files
@@ -178,7 +182,7 @@ def test_bad_run_containers(files):
         cwla.prepare(q, [r, r])
     with pytest.raises(InputError, match="no runs given"):
         cwla.prepare(q, [])
-    with pytest.raises(TypeError, match="runs must be a path, a DataFrame, a list"):
+    with pytest.raises(TypeError, match="runs must be a run file path, a DataFrame"):
         cwla.prepare(q, 42)
     with pytest.raises(ValueError, match="pass runs inside the Collection or with raw qrels, not both"):
         cwla.evaluate(cwla.prepare(q, [r]), [r])

@@ -2,6 +2,7 @@
 model x aggregation combinations, on generated rankings (ties, unjudged
 documents, empty rankings, topics without relevant documents, graded gains)."""
 
+import math
 import warnings
 
 import numpy as np
@@ -16,7 +17,7 @@ from cwla.testing import gain_maps, rankings
 
 MODELS = {
     "Precision": lambda: st.builds(cwla.Precision, k=st.integers(1, 12)),
-    "DCG": lambda: st.builds(cwla.DCG, k=st.integers(1, 12)),
+    "DCG": lambda: st.builds(cwla.DCG, k=st.none() | st.integers(1, 12)),
     "RBP": lambda: st.builds(cwla.RBP, p=st.floats(0.05, 0.95)),
     "INST": lambda: st.builds(cwla.INST, T=st.floats(0.25, 5.0)),
     "AP": lambda: st.builds(cwla.AP, R=st.sampled_from(["qrels", "retrieved"])),
@@ -34,28 +35,46 @@ def _naive(metric, ranking, judged, grades_present):
     model = type(metric.browsing).__name__
     param = {"Precision": "k", "DCG": "k", "RBP": "p", "INST": "T"}.get(model)
     param = getattr(metric.browsing, param) if param else None
+    if model == "DCG" and param is None:
+        param = math.inf
     agg = metric.aggregation.name
     beta = getattr(metric.aggregation, "beta", None)
-    H, stop, cutoff = metric.depth, metric.stop, metric.cutoff
+    stop, cutoff = metric.stop, metric.cutoff
+    whole = metric.depth == "all"
     table = dict(zip(grades_present, metric.gain.table(np.array(grades_present), max(grades_present))))
+    missing = not ranking
+    if metric.judged_only:  # unjudged documents leave the ranking first
+        ranking = [g for g in ranking if g is not None]
     lo = [0.0 if g is None else table[g] for g in ranking]
     hi = [1.0 if g is None else table[g] for g in ranking]
     ap_R = getattr(metric.browsing, "R", None)
     R = sum(table[g] for g in judged)
 
-    def score(gains, pad):
+    def depth(length):
+        # depth "all": the (cut) ranking's length, at least Precision's or DCG's k
+        if not whole:
+            return metric.depth
+        n = min(length, cutoff or length)
+        return max(n, param) if model in ("Precision", "DCG") and param < math.inf else n
+
+    def score(gains, upper):
+        H = depth(len(gains))
+        if H == 0:
+            return 0.0
+        pad = 1.0 if upper and not whole else 0.0  # nothing is padded under depth "all"
         # in the upper bound, unjudged and padded documents join the relevant ones (R grows)
         n = min(len(gains), cutoff or len(gains), H)
-        added = sum(h - l for h, l in zip(hi[:n], lo[:n])) + (H - n) if pad else 0.0
+        added = sum(h - l for h, l in zip(hi[:n], lo[:n])) + (H - n) * pad if upper else 0.0
         return naive.cwl_score(model, param, agg, beta, gains, H, stop, cutoff, pad, ap_R, R + added)
 
-    if not ranking:  # a missing topic scores 0; its upper bound stays
-        v, upper = 0.0, score([], 1.0)
+    if missing:  # a missing topic scores 0; its upper bound stays
+        v, upper = 0.0, score([], True)
     else:
-        v, upper = score(lo, 0.0), score(hi, 1.0)
+        v, upper = score(lo, False), score(hi, True)
     if metric.normalize == "ideal":
         ideal_ranking = sorted((table[g] for g in judged), reverse=True)
-        ideal = naive.cwl_score(model, param, agg, beta, ideal_ranking, H, stop, cutoff, 0.0, ap_R, R)
+        H = depth(len(ideal_ranking))
+        ideal = naive.cwl_score(model, param, agg, beta, ideal_ranking, H, stop, cutoff, 0.0, ap_R, R) if H else 0.0
         if ideal > 0:
             with np.errstate(over="ignore"):
                 return v / ideal, float(np.float64(upper - v) / ideal)
@@ -67,8 +86,8 @@ def _naive(metric, ranking, judged, grades_present):
 @pytest.mark.parametrize("agg", list(AGGS))
 def test_kernel_matches_naive(model, agg):
     options = st.fixed_dictionaries({
-        "gain": gain_maps(3), "cutoff": st.none() | st.integers(1, 25), "depth": st.integers(1, 30),
-        "stop": st.booleans(), "normalize": st.sampled_from(["ideal", "none"]),
+        "gain": gain_maps(3), "cutoff": st.none() | st.integers(1, 25), "depth": st.integers(1, 30) | st.just("all"),
+        "stop": st.booleans(), "normalize": st.sampled_from(["ideal", "none"]), "judged_only": st.booleans(),
     })
 
     @given(rankings(max_depth=25), MODELS[model](), AGGS[agg], options)

@@ -6,7 +6,10 @@ import pytest
 from hypothesis import given
 
 import cwla
-from cwla import AP, DCG, ERG, ERR, ETG, INST, PE, RBP, Avg, Binary, ERRAgg, Exponential, Linear, Metric, Precision
+from cwla import (AP, DCG, ERG, ERR, ETG, INST, PE, RBP, Avg, Binary, ERRAgg, Exponential, Linear, Max, Metric,
+                  Precision, Regrade, Scaled)
+from cwla.counting import (Bpref, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP, SetF,
+                           SetP)
 from cwla import MetricSyntaxError, parse_metric
 from cwla.testing import check_round_trip, gain_maps, metrics
 
@@ -40,17 +43,74 @@ def test_every_gain_map_prints_and_parses_back(gain):
     ("DCG_ETG", Metric(DCG(10), ETG())),
     ("AP_ERG", Metric(AP("qrels"), ERG())),
     ("RBP_ERG[cutoff=10, depth=10, stop=true]", Metric(RBP(0.8), ERG(), cutoff=10, depth=10, stop=True)),
-    # trec_eval / ir_measures habits
-    ("P@10", Metric(Precision(10), ERG(), gain=Binary(1), cutoff=10)),
-    ("P(rel=2)@5", Metric(Precision(5), ERG(), gain=Binary(2), cutoff=5)),
-    ("AP", Metric(AP("qrels"), ERG(), gain=Binary(1))),
-    ("MAP", Metric(AP("qrels"), ERG(), gain=Binary(1))),
-    ("AP(rel=2)", Metric(AP("qrels"), ERG(), gain=Binary(2))),
-    ("nDCG@10", Metric(DCG(10), ETG(), gain=Linear(), cutoff=10, normalize="ideal")),
-    ("SDCG@20", Metric(DCG(20), ERG())),
-    ("RBP(p=0.5)", Metric(RBP(0.5), ERG())),
-    ("INST(T=3)", Metric(INST(3), ERG())),
-    ("ERR@20", Metric(ERR(), ERRAgg(), gain=Exponential(4), cutoff=20)),
+    # ir_measures names, with ir_measures' parameters; binary gains without rel= follow the evaluation's level
+    ("P@10", Metric(Precision(10), ERG(), gain=Binary(), cutoff=10, depth="all")),
+    ("P(rel=2)@5", Metric(Precision(5), ERG(), gain=Binary(2), cutoff=5, depth="all")),
+    ("P(cutoff=5, rel=2)", Metric(Precision(5), ERG(), gain=Binary(2), cutoff=5, depth="all")),
+    ("Precision@5", Metric(Precision(5), ERG(), gain=Binary(), cutoff=5, depth="all")),
+    ("P(rel=2, judged_only=True)@10", Metric(Precision(10), ERG(), gain=Binary(2), cutoff=10, depth="all",
+                                             judged_only=True)),
+    ("AP", Metric(AP("qrels"), ERG(), gain=Binary(), depth="all")),
+    ("MAP", Metric(AP("qrels"), ERG(), gain=Binary(), depth="all")),
+    ("AP(rel=2)", Metric(AP("qrels"), ERG(), gain=Binary(2), depth="all")),
+    ("AP@100", Metric(AP("qrels"), ERG(), gain=Binary(), cutoff=100, depth="all")),
+    ("RR", Metric(ERR(), ERRAgg(), gain=Binary(), depth="all")),
+    ("MRR@10", Metric(ERR(), ERRAgg(), gain=Binary(), cutoff=10, depth="all")),
+    ("RR(rel=2)@10", Metric(ERR(), ERRAgg(), gain=Binary(2), cutoff=10, depth="all")),
+    ("Success@10", Metric(Precision(10), Max(), gain=Binary(), cutoff=10, depth="all")),
+    ("nDCG@10", Metric(DCG(10), ETG(), gain=Linear(), cutoff=10, depth="all", normalize="ideal")),
+    ("nDCG", Metric(DCG(None), ETG(), gain=Linear(), depth="all", stop=True, normalize="ideal")),
+    ("nDCG(dcg='exp-log2')@5", Metric(DCG(5), ETG(), gain=Exponential(), cutoff=5, depth="all", normalize="ideal")),
+    ("nDCG(gains={0:0,1:0,2:1,3:3})@5", Metric(DCG(5), ETG(), gain=Regrade({0: 0, 1: 0, 2: 1, 3: 3}), cutoff=5,
+                                               depth="all", normalize="ideal")),
+    ("SDCG@20", Metric(DCG(20), ERG(), depth=1000, stop=True)),
+    ("SDCG(max_rel=3)@20", Metric(DCG(20), ERG(), gain=Scaled(0, 3), depth=1000, stop=True)),
+    ("RBP(p=0.5)", Metric(RBP(0.5), ERG(), depth=1000, stop=True)),
+    ("RBP(rel=2, p=0.8)", Metric(RBP(0.8), ERG(), gain=Binary(2), depth=1000, stop=True)),
+    ("INST(T=3)", Metric(INST(3), ERG(), depth=1000, stop=True)),
+    ("INST", Metric(INST(1), ERG(), depth=1000, stop=True)),
+    ("INST(min_rel=1, max_rel=3)", Metric(INST(1), ERG(), gain=Scaled(1, 3), depth=1000, stop=True)),
+    ("ERR@20", Metric(ERR(), ERRAgg(), gain=Exponential(4), cutoff=20, depth="all")),
+    # the measures outside C/W/L/A
+    ("R@1000", Recall(1000)),
+    ("R(rel=2)@1000", Recall(1000, rel=2)),
+    ("Recall(judged_only=True)@5", Recall(5, judged_only=True)),
+    ("SetR", Recall(None)),
+    ("Rprec", RPrec()),
+    ("RPrec(rel=2)", RPrec(rel=2)),
+    ("Bpref", Bpref()),
+    ("BPref(rel=2)", Bpref(rel=2)),
+    ("Judged@10", Judged(10)),
+    ("Judged", Judged()),
+    ("NumRel", NumRel()),
+    ("NumRel(rel=2)", NumRel(rel=2)),
+    ("NumRet", NumRet()),
+    ("NumRet(rel=1)", NumRelRet(rel=1)),
+    ("NumRelRet", NumRelRet()),
+    ("NumQ", NumQ()),
+    ("SetP", SetP()),
+    ("SetRelP", SetP(relative=True)),
+    ("SetF(beta=0.5)", SetF(beta=0.5)),
+    ("SetAP", SetAP()),
+    ("IPrec@0.5", IPrec(0.5)),
+    # trec_eval's names
+    ("map", Metric(AP("qrels"), ERG(), gain=Binary(), depth="all")),
+    ("map_cut_100", Metric(AP("qrels"), ERG(), gain=Binary(), cutoff=100, depth="all")),
+    ("map_cut.100", Metric(AP("qrels"), ERG(), gain=Binary(), cutoff=100, depth="all")),
+    ("P_10", Metric(Precision(10), ERG(), gain=Binary(), cutoff=10, depth="all")),
+    ("P.10", Metric(Precision(10), ERG(), gain=Binary(), cutoff=10, depth="all")),
+    ("recall_100", Recall(100)),
+    ("ndcg", Metric(DCG(None), ETG(), gain=Linear(), depth="all", stop=True, normalize="ideal")),
+    ("ndcg_cut_10", Metric(DCG(10), ETG(), gain=Linear(), cutoff=10, depth="all", normalize="ideal")),
+    ("ndcg_cut.23.4", Metric(DCG(23), ETG(), gain=Linear(), cutoff=23, depth="all", normalize="ideal")),
+    ("ndcg.1=3,2=9,4=4.5", Metric(DCG(None), ETG(), gain=Regrade({1: 3, 2: 9, 4: 4.5}), depth="all", stop=True,
+                                  normalize="ideal")),
+    ("recip_rank", Metric(ERR(), ERRAgg(), gain=Binary(), depth="all")),
+    ("success_5", Metric(Precision(5), Max(), gain=Binary(), cutoff=5, depth="all")),
+    ("bpref", Bpref()),
+    ("num_rel", NumRel()), ("num_ret", NumRet()), ("num_rel_ret", NumRelRet()), ("num_q", NumQ()),
+    ("set_P", SetP()), ("set_relative_P", SetP(relative=True)), ("set_recall", Recall(None)), ("set_F", SetF()),
+    ("set_map", SetAP()), ("iprec_at_recall_0.10", IPrec(0.1)), ("iprec_at_recall.0.5", IPrec(0.5)),
 ])
 def test_parse(text, expected):
     assert parse_metric(text) == expected
@@ -59,7 +119,9 @@ def test_parse(text, expected):
 def test_canonical_text_is_what_the_docs_show():
     assert str(Metric(INST(2.5), PE(0.5), cutoff=10, depth=10, stop=True)) == \
         "INST(T=2.5)+PE(beta=0.5)[cutoff=10, depth=10, stop=true]"
-    assert str(parse_metric("nDCG@10")) == "DCG(k=10)+ETG[gain=linear, cutoff=10, normalize=ideal]"
+    assert str(parse_metric("nDCG@10")) == "DCG(k=10)+ETG[gain=linear, cutoff=10, depth=all, normalize=ideal]"
+    assert str(parse_metric("P(rel=2)@10")) == "Precision(k=10)+ERG[gain=binary(threshold=2), cutoff=10, depth=all]"
+    assert str(parse_metric("R(rel=2)@1000")) == "R(rel=2)@1000"
     assert str(parse_metric("ERR_ERR")) == "ERR+ERR"
 
 
@@ -91,9 +153,28 @@ def test_constant_metric_warns_and_scores_a_constant():
     ("RBP+XYZ", "unknown aggregation 'XYZ' (accepted: ERG, ETG, avg, max, fin, PE, ERR)"),
     ("Foo+ERG", "unknown browsing model 'Foo'"),
     ("RBP(q=1)+ERG", "RBP has no parameter 'q' (accepted: p)"),
-    ("P@", "expected an integer cutoff, found end of text"),
+    ("P@", "expected a cutoff after '@', found end of text"),
     ("P@0", "cutoff must be an integer >= 1, got 0"),
-    ("nDCG", "nDCG needs a cutoff: nDCG@k"),
+    ("P@2.5", "cutoff must be an integer >= 1, got 2.5"),
+    ("P", "P needs a parameter: P_k or P.k (e.g. P_10)"),
+    ("P(rel=2)", "P needs a cutoff: P@k (e.g. P@10)"),
+    ("R", "R needs a cutoff: R@k (e.g. R@10)"),
+    ("SDCG", "SDCG needs a cutoff: SDCG@k"),
+    ("IPrec", "IPrec needs a recall: IPrec@x (e.g. IPrec@0.5)"),
+    ("P(rel=0)@10", "rel must be a number > 0 (the lowest relevant grade), got 0"),
+    ("P(rel=2, rel=3)@10", "parameter 'rel' given twice"),
+    ("P(cutoff=5)@10", "cutoff given twice (in the parameters and after @)"),
+    ("P(2)@10", "P takes its parameters by name (cutoff, rel, judged_only)"),
+    ("P(judged_only=maybe)@10", "judged_only must be true or false, got 'maybe'"),
+    ("nDCG(dcg='exp')@10", "dcg must be 'log2' or 'exp-log2', got 'exp'"),
+    ("nDCG(gains=3)@10", "gains must be a mapping {grade: gain, ...}, got 3"),
+    ("nDCG(gains={1:2, 1:3})@10", "grade 1 is given twice"),
+    ("Rprec@10", "Rprec takes no @ parameter"),
+    ("R@10[depth=5]", "R@10 takes no [options]: it is not a C/W/L/A metric"),
+    ("INST(T=0.1)", "'T' of INST must be a finite number >= 0.25"),
+    ("SetF(beta=0)", "'beta' of SetF must be > 0: 0"),
+    ("IPrec@1.5", "'recall' of IPrec must be in [0, 1]: 1.5"),
+    ("map_cut", "map_cut needs a parameter: map_cut_k or map_cut.k (e.g. map_cut_10)"),
     ("foo", "'foo' is not a metric name"),
     ("RBP_XYZ", "'RBP_XYZ' is not a Chen & Sakai name"),
     ("RBP(p=0.8)+ERG[cutoff=0]", "'cutoff' of a metric must be an integer >= 1 or None: 0"),
@@ -106,6 +187,7 @@ def test_constant_metric_warns_and_scores_a_constant():
     ("RBP(p=0.8)+ERG trailing", "unexpected 'trailing'"),
     ("INST(T=0.1)+ERG", "'T' of INST must be a finite number >= 0.25"),
     ("PE(beta=2)", "not a metric name"),
+    ("map_ERG", "'map_ERG' is not a Chen & Sakai name"),
     ("RBP(p=0.8)+PE(beta=2)", "'beta' of PE must be in [0, 1]: 2"),
     ("Precision(k=1.5)+ERG", "expected an integer, got 1.5"),
     ("RBP(p=0.8)+ERG;", "unexpected character ';'"),
@@ -119,7 +201,7 @@ def test_bad_metric_texts_say_what_and_where(text, message):
 def test_metric_values_validate_their_fields():
     with pytest.raises(TypeError, match="'browsing' of a metric must be a browsing model"):
         Metric("RBP", ERG())
-    with pytest.raises(ValueError, match=re.escape("'depth' of a metric must be an integer >= 1 or None: 0")):
+    with pytest.raises(ValueError, match=re.escape("'depth' of a metric must be an integer >= 1, 'all' or None: 0")):
         Metric(RBP(), ERG(), depth=0)
     with pytest.raises(ValueError, match=re.escape("'normalize' of a metric must be 'ideal', 'none' or None")):
         Metric(RBP(), ERG(), normalize="max")
@@ -138,7 +220,11 @@ def test_metrics_are_immutable_values():
     assert m.with_options(depth=5) == Metric(RBP(0.8), ERG(), depth=5)
     assert m.resolve(depth=20).depth == 20 and m.with_options(depth=5).resolve(depth=20).depth == 5
     assert m.resolve() == Metric(RBP(0.8), ERG(), gain=Linear(), cutoff=None, depth=1000, stop=False,
-                                 normalize="none")
+                                 normalize="none", judged_only=False)
+    # binary gains without a threshold take the relevance level
+    p10 = parse_metric("P@10")
+    assert p10.resolve().gain == Binary(1) and p10.resolve(rel=2).gain == Binary(2)
+    assert parse_metric("P(rel=3)@10").resolve(rel=2).gain == Binary(3)
     assert {m, Metric(RBP(0.8), ERG())} == {m}
 
 

@@ -25,10 +25,10 @@ from .invariants import (
     check_swap_monotone,
     check_unjudged_as_nonrelevant,
 )
-from .strategies import aggregations, browsing_models, collections, gain_maps, metrics, rankings
+from .strategies import aggregations, browsing_models, collections, counting_measures, gain_maps, metrics, rankings
 
 __all__ = [
-    "collections", "rankings", "metrics", "browsing_models", "aggregations", "gain_maps",
+    "collections", "rankings", "metrics", "counting_measures", "browsing_models", "aggregations", "gain_maps",
     "check_invariants", "check_bounds", "check_order_invariance", "check_unjudged_as_nonrelevant",
     "check_swap_monotone", "check_stop_normalises", "check_round_trip",
 ]

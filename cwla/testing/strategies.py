@@ -14,10 +14,12 @@ from hypothesis import strategies as st
 
 from ..aggregations import ERG, ETG, PE, Avg, ERRAgg, Fin, Max
 from ..browsing import AP, DCG, ERR, INST, RBP, Precision
-from ..gains import Binary, Exponential, Linear, Table
+from ..counting import Bpref, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP, SetF, SetP
+from ..gains import Binary, Exponential, Linear, Regrade, Scaled, Table
 from ..metric import Metric
 
-__all__ = ["collections", "rankings", "metrics", "browsing_models", "aggregations", "gain_maps"]
+__all__ = ["collections", "rankings", "metrics", "counting_measures", "browsing_models", "aggregations",
+           "gain_maps"]
 
 
 def _check_positive(name, value, minimum=1):
@@ -84,7 +86,7 @@ def browsing_models():
     """Every browsing model with valid parameters."""
     return st.one_of(
         st.builds(Precision, k=st.integers(1, 12)),
-        st.builds(DCG, k=st.integers(1, 12)),
+        st.builds(DCG, k=st.one_of(st.none(), st.integers(1, 12))),
         st.builds(RBP, p=st.floats(0.05, 0.95)),
         st.builds(INST, T=st.floats(0.25, 5.0)),
         st.builds(AP, R=st.sampled_from(["qrels", "retrieved"])),
@@ -106,10 +108,12 @@ def gain_maps(max_grade: int = 3):
         st.just(Linear()),
         st.builds(Linear, gmax=st.integers(max_grade, max_grade + 3)),
         st.builds(Exponential, gmax=st.integers(max_grade, max_grade + 2)),
-        st.builds(Binary, threshold=st.integers(1, max_grade)),
+        st.builds(Binary, threshold=st.one_of(st.none(), st.integers(1, max_grade))),
+        st.builds(Scaled, min_rel=st.integers(0, 1), max_rel=st.one_of(st.none(), st.integers(2, max_grade + 2))),
         st.lists(st.floats(0.0, 1.0), min_size=max_grade + 1, max_size=max_grade + 1).map(
             lambda v: Table({g: x for g, x in enumerate(v)})
         ),
+        st.dictionaries(st.integers(0, max_grade), st.integers(0, 9), min_size=1).map(Regrade),
     )
 
 
@@ -120,10 +124,32 @@ def metrics(max_grade: int = 3, constant: bool = True):
         optional={
             "gain": gain_maps(max_grade),
             "cutoff": st.integers(1, 25),
-            "depth": st.integers(1, 30),
+            "depth": st.one_of(st.integers(1, 30), st.just("all")),
             "stop": st.booleans(),
             "normalize": st.sampled_from(["ideal", "none"]),
+            "judged_only": st.booleans(),
         },
     )
     built = st.builds(lambda b, a, o: Metric(b, a, **o), browsing_models(), aggregations(), options)
     return built if constant else built.filter(lambda m: not m.is_constant)
+
+
+def counting_measures(max_grade: int = 3):
+    """The measures outside C/W/L/A (:mod:`cwla.counting`) with every parameter drawn."""
+    rel = st.one_of(st.none(), st.integers(1, max_grade))
+    judged = st.one_of(st.none(), st.booleans())
+    k = st.one_of(st.none(), st.integers(1, 25))
+    return st.one_of(
+        st.builds(Recall, k, rel=rel, judged_only=judged),
+        st.builds(RPrec, rel=rel, judged_only=judged),
+        st.builds(Bpref, rel=rel),
+        st.builds(Judged, k),
+        st.builds(SetP, rel=rel, judged_only=judged, relative=st.booleans()),
+        st.builds(SetF, beta=st.floats(0.1, 4.0), rel=rel, judged_only=judged),
+        st.builds(SetAP, rel=rel, judged_only=judged),
+        st.builds(IPrec, st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]), rel=rel, judged_only=judged),
+        st.builds(NumRel, rel=rel),
+        st.just(NumRet()),
+        st.builds(NumRelRet, rel=rel),
+        st.just(NumQ()),
+    )
