@@ -2,18 +2,28 @@
 
 Usage::
 
-    cwla eval QRELS RUN [RUN ...] [-m METRIC ...] [--gain G] [--cutoff K] [--depth H]
-              [--stop] [--per-topic] [--order trec_eval|file]
+    cwla eval QRELS RUN [RUN ...] [-m METRIC ...] [-q] [-c] [-l LEVEL] [-M N] [-J] [--format tsv|trec]
+              [--gain G] [--cutoff K] [--depth H] [--stop] [--order trec_eval|file] [--ties float32|float64]
     cwla demo [--topics N] [--runs N] [--seed S]
     cwla --version
 
 ``cwla eval`` prints a tab-separated table ``run, topic, metric, value, residual``
-to stdout: per-topic rows (with ``--per-topic``) and then one row per run and
-metric with topic ``all``, the mean over the qrels topics. Metrics are written as
-in :func:`cwla.parse_metric` (``nDCG@10``, ``'RBP(p=0.8)+ERG[cutoff=5]'``,
-``INST_PE``); ``--gain``, ``--cutoff``, ``--depth`` and ``--stop`` apply to every
-metric that does not set the option itself. Problems with the input go to
-stderr as ``cwla: error: ...`` with exit code 2.
+to stdout: per-topic rows (with ``-q``/``--per-topic``) and then one row per run and
+metric with topic ``all``, the mean over the qrels topics (the sum for counts such as
+``num_ret``). ``--format trec`` prints trec_eval's own lines instead
+(``measure<TAB>topic<TAB>value``, trec_eval's names, order and decimals).
+
+Metrics are written as in :func:`cwla.parse_metric`: ir_measures and trec_eval names
+(``nDCG@10``, ``'P(rel=2)@10'``, ``map``, ``P.10``, ``ndcg_cut.10``, ``recip_rank``),
+Chen & Sakai's (``INST_PE``) or canonical texts (``'RBP(p=0.8)+ERG[cutoff=5]'``);
+``-m P.5,10`` and ``-m P`` expand as in trec_eval. The trec_eval options mean what
+they mean there: ``-l`` is the relevance level of every binary measure that does not
+give one (as does a binary ``--gain``), ``-M`` keeps the first N documents of each
+ranking before anything is measured, ``-J`` keeps judged documents only, ``-c`` is
+accepted (cwla always averages over every qrels topic, a missing topic scoring 0).
+``--gain``, ``--cutoff``, ``--depth`` and ``--stop`` apply to every metric that does not
+set the option itself. Problems with the input go to stderr as ``cwla: error: ...`` with
+exit code 2.
 
 ``cwla demo`` evaluates Chen & Sakai's 39 C/W/L/A metrics on the built-in
 synthetic collection (:mod:`cwla.synthetic`); it reads no file and needs no network.
@@ -118,13 +128,23 @@ def _eval_parser(commands):
     p = commands.add_parser(
         "eval",
         help="evaluate TREC run files against a qrels file",
-        description="Evaluate TREC run files; prints TSV (run, topic, metric, value, residual) to stdout. "
-                    "Options apply to every metric that does not set them itself.",
+        description="Evaluate TREC run files; prints TSV (run, topic, metric, value, residual) to stdout, or "
+                    "trec_eval's lines with --format trec. Options apply to every metric that does not set "
+                    "them itself.",
         epilog="examples: cwla eval qrels.txt run1 run2 -m nDCG@10 -m 'P(rel=2)@10' -m INST_PE;  "
+               "cwla eval -q -l 2 -m map -m P.10 -m ndcg_cut.10 --format trec qrels.txt run1;  "
                "cwla eval qrels.txt run1 -m 'RBP(p=0.8)+ERG' --gain binary:2 --cutoff 10 --per-topic",
     )
     add_scoring_arguments(p)
-    p.add_argument("--per-topic", action="store_true", help="also print one row per topic")
+    p.add_argument("-q", "--per-topic", dest="per_topic", action="store_true",
+                   help="also print the value of every topic (trec_eval's -q)")
+    p.add_argument("-c", dest="complete", action="store_true",
+                   help="average over every qrels topic, a topic missing from a run scoring 0 (trec_eval's -c; "
+                        "cwla always does this)")
+    p.add_argument("--format", choices=("tsv", "trec"), default="tsv",
+                   help="tsv (default): run, topic, metric, value, residual; trec: trec_eval's "
+                        "'measure<TAB>topic<TAB>value' lines, 4 decimals (one block per run, after a runid line "
+                        "when there are several)")
     p.set_defaults(func=_cmd_eval)
 
 
@@ -145,6 +165,32 @@ def add_scoring_arguments(p: argparse.ArgumentParser, default_metric: str | None
     p.add_argument("--order", choices=("trec_eval", "file"), default="trec_eval",
                    help="document order: trec_eval (score descending, ties by docno descending; default) "
                         "or file (the order of the lines)")
+    add_trec_eval_arguments(p)
+
+
+def add_trec_eval_arguments(p: argparse.ArgumentParser) -> None:
+    """-l, -M, -J and --ties: trec_eval's options that shape what is measured (shared with discpower)."""
+    p.add_argument("-l", "--rel-level", dest="rel", type=float, metavar="LEVEL",
+                   help="relevance level of the binary measures that do not give one (trec_eval's -l; default 1, "
+                        "or the threshold of a binary --gain): grades >= LEVEL are relevant")
+    p.add_argument("-M", "--max-docs", dest="max_docs", type=int, metavar="N",
+                   help="keep only the first N documents of each ranking before anything is measured "
+                        "(trec_eval's -M; not a cutoff: num_ret, map, Rprec, ... all see N documents)")
+    p.add_argument("-J", "--judged-only", dest="judged_only", action="store_true",
+                   help="drop the unjudged documents from every ranking first (trec_eval's -J)")
+    p.add_argument("--ties", choices=("float32", "float64"), default="float32",
+                   help="precision in which scores are compared: float32 (default; trec_eval 9.x, pytrec_eval, "
+                        "NIST's official DL results) or float64 (trec_eval >= 10.0)")
+
+
+def metric_texts(args, default_metric: str | None = DEFAULT_METRIC) -> list[str]:
+    """The -m texts, trec_eval's ``-m P.5,10`` and ``-m P`` expanded into one name per cutoff."""
+    from .text import expand_trec_names
+
+    texts = args.metrics or ([default_metric] if default_metric else None)
+    if not texts:
+        raise ValueError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
+    return [name for text in texts for name in expand_trec_names(text)]
 
 
 def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[dict, dict]:
@@ -152,24 +198,29 @@ def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[
     (metric syntax errors come before any file is read)."""
     from .evaluation import as_metrics
 
-    texts = args.metrics or ([default_metric] if default_metric else None)
-    if not texts:
-        raise ValueError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
-    parsed, labels = as_metrics(texts)
+    parsed, labels = as_metrics(metric_texts(args, default_metric))
     return dict(zip(labels, parsed)), evaluation_options(args)
 
 
 def evaluation_options(args) -> dict:
-    """``gain, cutoff, depth, stop, order`` for :func:`cwla.evaluate` from the command-line flags, checked."""
+    """The options of :func:`cwla.evaluate` from the command-line flags, checked."""
     from .gains import parse_gain
 
-    for option in ("cutoff", "depth"):
-        value = getattr(args, option)
+    for option in ("cutoff", "depth", "max_docs"):
+        value = getattr(args, option, None)
         if value is not None and value < 1:
-            raise ValueError(f"--{option} must be an integer >= 1, got {value}")
-    return {"gain": parse_gain(args.gain) if args.gain is not None else None, "cutoff": args.cutoff,
-            "depth": args.depth, "stop": True if args.stop else None,
-            "order": getattr(args, "order", "trec_eval")}
+            flag = "-M" if option == "max_docs" else f"--{option}"
+            raise ValueError(f"{flag} must be an integer >= 1, got {value}")
+    rel = getattr(args, "rel", None)
+    if rel is not None and not rel > 0:
+        raise ValueError(f"-l must be a number > 0 (the lowest relevant grade), got {rel:g}")
+    options = {"gain": parse_gain(args.gain) if args.gain is not None else None, "cutoff": args.cutoff,
+               "depth": args.depth, "stop": True if args.stop else None,
+               "order": getattr(args, "order", "trec_eval")}
+    if hasattr(args, "ties"):
+        options.update(rel=rel, max_docs=args.max_docs, judged_only=True if args.judged_only else None,
+                       ties=args.ties)
+    return options
 
 
 def _demo_parser(commands):
@@ -199,7 +250,10 @@ def _cmd_eval(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ev = evaluate(args.qrels, args.runs, metrics, **options)
-    sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
+    if args.format == "trec":
+        sys.stdout.write(trec_lines(ev, per_topic=args.per_topic))
+    else:
+        sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
     sys.stdout.flush()
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
@@ -208,17 +262,69 @@ def _cmd_eval(args) -> int:
     return 0
 
 
+def trec_lines(ev, per_topic: bool = False) -> str:
+    """trec_eval's output for an Evaluation: ``printf("%-22s\t%s\t%6.4f\n")`` lines (counts as
+    integers), trec_eval's measure names and its measure order (the others after them, as given),
+    per topic (``per_topic``: trec_eval's -q) and then ``all``; one block per run, each after a
+    ``runid`` line when there are several runs."""
+    from .text import TREC_ORDER, trec_name
+
+    def position(i):
+        label = ev.labels[i]
+        name = trec_name(label)
+        if name is None:
+            return (len(TREC_ORDER), i, 0.0)
+        family = next(f for f in sorted(TREC_ORDER, key=len, reverse=True) if name == f or name.startswith(f + "_"))
+        param = name[len(family) + 1:]
+        try:
+            key = float(param) if param else 0.0
+        except ValueError:  # ndcg_1=3,2=9
+            key = 0.0
+        return (TREC_ORDER.index(family), key, i)
+
+    order = sorted(range(len(ev.labels)), key=position)
+    names = [trec_name(label) or label for label in ev.labels]
+    counts = {i for i, m in enumerate(ev.metrics) if m.aggregate == "sum"}
+    totals = ev.aggregated()
+
+    def line(i, topic, value):
+        text = str(int(value)) if i in counts else "%6.4f" % value
+        return "%-22s	%s	%s" % (names[i], topic, text)
+
+    out = []
+    for r, run in enumerate(ev.runs):
+        if len(ev.runs) > 1:
+            out.append("%-22s	%s	%s" % ("runid", "all", run))
+        if per_topic:
+            for t, topic in enumerate(ev.topics):
+                # trec_eval prints num_q in the summary only
+                out.extend(line(i, topic, ev.values[i, r, t]) for i in order if names[i] != "num_q")
+        out.extend(line(i, "all", totals[i, r]) for i in order)
+    return "\n".join(out) + "\n"
+
+
 def _option_notes(given: dict, parsed, labels) -> list[str]:
-    """One line per command-line option that some metric overrides with its own setting."""
+    """One line per command-line option that some metric overrides with its own setting (a binary
+    --gain is not overridden by the binary measures without a level: it gives them their level)."""
+    from .counting import CountingMeasure
+    from .gains import Binary, parse_gain
+
     lines = []
     for option, value in given.items():
         if value is None:
             continue
-        own = [label for label, m in zip(labels, parsed) if getattr(m, option) is not None]
+        binary = option == "gain" and isinstance(parse_gain(value), Binary)
+        cwl = [(label, m) for label, m in zip(labels, parsed) if not isinstance(m, CountingMeasure)]
+        own = [label for label, m in cwl if getattr(m, option) is not None
+               and not (binary and m.gain == Binary())]
+        other = [label for label, m in zip(labels, parsed) if isinstance(m, CountingMeasure) and not binary]
+        shown = "" if option == "stop" else f" {value}"
         if own:
-            shown = "" if option == "stop" else f" {value}"
             lines.append(f"{PROG}: note: --{option}{shown} not applied to {', '.join(map(repr, own))} "
                          f"(set{'s' if len(own) == 1 else ''} {option} itself)")
+        if other:
+            lines.append(f"{PROG}: note: --{option}{shown} not applied to {', '.join(map(repr, other))} "
+                         f"(not C/W/L/A metrics: they have no {option})")
     return lines
 
 

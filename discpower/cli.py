@@ -24,7 +24,8 @@ import sys
 import warnings
 
 from cwla import __version__
-from cwla.cli import add_scoring_arguments, evaluation_options, run_command, scoring_options, topic_notes
+from cwla.cli import (add_scoring_arguments, add_trec_eval_arguments, evaluation_options, run_command,
+                      scoring_options, topic_notes)
 
 __all__ = ["main"]
 
@@ -77,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--cutoff", metavar="K", type=int)
     c.add_argument("--depth", metavar="H", type=int)
     c.add_argument("--stop", action="store_true")
+    add_trec_eval_arguments(c)
     c.add_argument("--test", default="tukey", choices=("tukey", "t-test", "t-test-holm", "t-test-bonferroni",
                                                        "parametric-tukey"), help="pairwise test (default tukey)")
     c.add_argument("--trials", type=int, default=10_000, metavar="B", help="Tukey HSD trials (10000)")

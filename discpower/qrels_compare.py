@@ -348,7 +348,7 @@ class QrelsComparer:
             raise DiscpowerError(f"unknown test {test!r}; accepted: {', '.join(TESTS)} or a callable "
                                  f"(X, systems) -> PairwiseTest")
         g = read_qrels(truth)
-        run_set = read_runs(runs)
+        run_set = read_runs(runs, ties=options.get("ties", "float32"))
         ev = evaluate(g, run_set, {labels[0]: metrics[0]}, **options)
         truth_test = significance_test(ev.values[0].T, ev.runs, test, n_trials=n_trials, seed=seed)
         return cls(truth=g, runs=run_set, metric=metrics[0], label=labels[0], options=dict(options), test=test,
