@@ -387,14 +387,52 @@ def _cmd_demo(args) -> int:
     width = _width()
     print(_demo_header(args, qrels, col, width))
     print()
+    print(_demo_reading(means, width))
+    print()
     for title, columns in _demo_blocks(means.columns):
         print(title)
         print(_block(means, columns, width))
         print()
+    print(_demo_next(width))
+    print()
     print(f"time: prepare {t1 - t0:.3f} s + evaluate {t2 - t1:.3f} s for {len(metrics)} metrics x "
           f"{len(col.runs)} runs x {len(col.topics)} topics; one-off kernel compile/load {compile_s:.2f} s "
           f"(cwla.warmup())")
     return 0
+
+
+def _demo_reading(means, width) -> str:
+    """How to read the blocks: the names, the scales, and why ETG is not in [0, 1] (with the printed values)."""
+    import textwrap
+
+    run = means.index[0]
+    erg, etg = means.at[run, "Precision_ERG"], means.at[run, "Precision_ETG"]
+    text = (
+        "How to read it: each row is a run, each column a metric MODEL_AGGREGATION: the browsing model says "
+        "how far down the ranking the user reads, the aggregation what the user takes away. ERG (the rate of "
+        "gain per document read), avg, max, fin, PE and ERR lie in [0, 1]. ETG is the expected total gain, in "
+        "gain units: up to the number of documents read, so it is not in [0, 1]. For a browsing model that does "
+        "not look at the gains, ETG = E x ERG with E the expected number of documents read; Precision@10 reads "
+        f"exactly E = 10, so {run}'s Precision_ETG {etg:.3f} = 10 x its Precision_ERG {erg:.3f}: of the 10 "
+        f"documents it shows, the user collects {etg:.2f} units of gain (a grade-3 document is one unit)."
+    )
+    return textwrap.fill(text, width=width)
+
+
+def _demo_next(width) -> str:
+    import textwrap
+
+    lines = [
+        "Next:",
+        "  cwla eval QRELS RUN [RUN ...] -m nDCG@10 -m 'P(rel=2)@10' -m map -m INST_PE     your runs, TSV",
+        "  cwla eval -q -l 2 -m map -m P.10 -m ndcg_cut.10 --format trec QRELS RUN       trec_eval's output",
+        "  discpower meta QRELS RUN [RUN ...] -m RBP_ERG -m INST_PE -m AP_ERG             discriminative power",
+    ]
+    names = textwrap.fill("Metric names: ir_measures' (nDCG@10, P(rel=2)@10, RR@10, R@1000, Judged@10), "
+                          "trec_eval's (map, P_10, ndcg_cut_10, recip_rank, bpref), Chen & Sakai's (RBP_ERG) or "
+                          "your own composition ('RBP(p=0.9)+PE(beta=0.3)[cutoff=20]'); the catalogue is "
+                          "docs/metrics.md.", width=width)
+    return "\n".join(lines) + "\n" + names
 
 
 def _warm_kernels() -> float:

@@ -351,10 +351,12 @@ _CONVERT = {
 
 
 class _Named:
-    """One ir_measures measure: its parameters, whether it needs ``@``, and how it maps to cwla."""
+    """One ir_measures measure: its parameters, whether it needs ``@``, how it maps to cwla, and (for the
+    catalogue, docs/metrics.md) examples of it and the tool whose semantics it follows."""
 
-    def __init__(self, build, params, at="cutoff", required=()):
+    def __init__(self, build, params, at="cutoff", required=(), examples=(), follows=""):
         self.build, self.params, self.at, self.required = build, params, at, required
+        self.examples, self.follows = examples, follows
 
 
 def _binary(p):
@@ -388,45 +390,69 @@ def _scaled_or_none(p):
 _NAMED_MEASURES = {
     "P": _Named(lambda p: Metric(Precision(p["cutoff"]), ERG(), gain=_binary(p), cutoff=p["cutoff"], depth=ALL,
                                  judged_only=_judged_only(p)),
-                ("cutoff", "rel", "judged_only"), required=("cutoff",)),
+                ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                examples=("P@10", "P(rel=2)@10", "P(rel=2, judged_only=True)@10"), follows="trec_eval P_k"),
     "RR": _Named(lambda p: Metric(ERR(), ERRAgg(), gain=_binary(p), cutoff=p.get("cutoff"), depth=ALL,
                                   judged_only=_judged_only(p)),
-                 ("cutoff", "rel", "judged_only")),
+                 ("cutoff", "rel", "judged_only"),
+                examples=("RR", "RR(rel=2)@10"), follows="trec_eval recip_rank (on the ranking cut at k)"),
     "AP": _Named(lambda p: Metric(AP("qrels"), ERG(), gain=_binary(p), cutoff=p.get("cutoff"), depth=ALL,
                                   judged_only=_judged_only(p)),
-                 ("cutoff", "rel", "judged_only")),
-    "nDCG": _Named(_ndcg, ("cutoff", "dcg", "gains", "judged_only")),
+                 ("cutoff", "rel", "judged_only"),
+                examples=("AP", "AP(rel=2)", "AP@100"), follows="trec_eval map, map_cut_k"),
+    "nDCG": _Named(_ndcg, ("cutoff", "dcg", "gains", "judged_only"),
+                examples=("nDCG", "nDCG@10", "nDCG(dcg='exp-log2')@10", "nDCG(gains={0:0,1:0,2:1,3:3})@10"),
+                follows="trec_eval ndcg, ndcg_cut_k"),
     "Success": _Named(lambda p: Metric(Precision(p["cutoff"]), Max(), gain=_binary(p), cutoff=p["cutoff"],
                                        depth=ALL, judged_only=_judged_only(p)),
-                      ("cutoff", "rel", "judged_only"), required=("cutoff",)),
+                      ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                examples=("Success@10", "Success(rel=2)@1"), follows="trec_eval success_k"),
     "ERR": _Named(lambda p: Metric(ERR(), ERRAgg(), gain=Exponential(4), cutoff=p.get("cutoff"), depth=ALL),
-                  ("cutoff",)),
+                  ("cutoff",),
+                examples=("ERR@20", "ERR"), follows="gdeval ERR@k"),
     "SDCG": _Named(lambda p: Metric(DCG(p["cutoff"]), ERG(), gain=_scaled_or_none(p), depth=1000, stop=True),
-                   ("cutoff", "dcg", "min_rel", "max_rel"), required=("cutoff",)),
+                   ("cutoff", "dcg", "min_rel", "max_rel"), required=("cutoff",),
+                examples=("SDCG@10", "SDCG(max_rel=3)@10"), follows="cwl_eval NDCG-k (scaled DCG)"),
     "RBP": _Named(lambda p: Metric(RBP(p.get("p", 0.8)), ERG(), gain=Binary(p["rel"]) if "rel" in p else None,
                                    cutoff=p.get("cutoff"), depth=1000, stop=True),
-                  ("cutoff", "p", "rel")),
+                  ("cutoff", "p", "rel"),
+                examples=("RBP(p=0.8)", "RBP(rel=2, p=0.95)"), follows="cwl_eval RBP"),
     "INST": _Named(lambda p: Metric(INST(p.get("T", 1.0)), ERG(), gain=_scaled_or_none(p), depth=1000, stop=True),
-                   ("T", "min_rel", "max_rel"), at=None),
+                   ("T", "min_rel", "max_rel"), at=None,
+                examples=("INST", "INST(T=2.0, max_rel=3)"), follows="cwl_eval INST"),
     "R": _Named(lambda p: Recall(p["cutoff"], rel=p.get("rel"), judged_only=_judged_only(p)),
-                ("cutoff", "rel", "judged_only"), required=("cutoff",)),
-    "SetR": _Named(lambda p: Recall(None, rel=p.get("rel")), ("rel",), at=None),
-    "Rprec": _Named(lambda p: RPrec(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"), at=None),
-    "Bpref": _Named(lambda p: Bpref(rel=p.get("rel")), ("rel",), at=None),
-    "Judged": _Named(lambda p: Judged(p.get("cutoff")), ("cutoff",)),
+                ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                examples=("R@1000", "R(rel=2)@100"), follows="trec_eval recall_k"),
+    "SetR": _Named(lambda p: Recall(None, rel=p.get("rel")), ("rel",), at=None,
+                examples=("SetR", "SetR(rel=2)"), follows="trec_eval set_recall"),
+    "Rprec": _Named(lambda p: RPrec(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"), at=None,
+                examples=("Rprec", "Rprec(rel=2)"), follows="trec_eval Rprec"),
+    "Bpref": _Named(lambda p: Bpref(rel=p.get("rel")), ("rel",), at=None,
+                examples=("Bpref", "Bpref(rel=2)"), follows="trec_eval bpref"),
+    "Judged": _Named(lambda p: Judged(p.get("cutoff")), ("cutoff",),
+                examples=("Judged@10", "Judged"), follows="ir_measures Judged"),
     "SetP": _Named(lambda p: SetP(rel=p.get("rel"), judged_only=_judged_only(p), relative=p.get("relative", False)),
-                   ("rel", "relative", "judged_only"), at=None),
+                   ("rel", "relative", "judged_only"), at=None,
+                examples=("SetP", "SetP(rel=2, relative=True)"), follows="trec_eval set_P, set_relative_P"),
     "SetRelP": _Named(lambda p: SetP(rel=p.get("rel"), judged_only=_judged_only(p), relative=True),
-                      ("rel", "judged_only"), at=None),
+                      ("rel", "judged_only"), at=None,
+                examples=("SetRelP",), follows="trec_eval set_relative_P"),
     "SetF": _Named(lambda p: SetF(beta=p.get("beta", 1.0), rel=p.get("rel"), judged_only=_judged_only(p)),
-                   ("rel", "beta", "judged_only"), at=None),
-    "SetAP": _Named(lambda p: SetAP(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"), at=None),
+                   ("rel", "beta", "judged_only"), at=None,
+                examples=("SetF", "SetF(beta=0.5)"), follows="trec_eval set_F"),
+    "SetAP": _Named(lambda p: SetAP(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"), at=None,
+                examples=("SetAP",), follows="trec_eval set_map"),
     "IPrec": _Named(lambda p: IPrec(p["recall"], rel=p.get("rel"), judged_only=_judged_only(p)),
-                    ("recall", "rel", "judged_only"), at="recall", required=("recall",)),
-    "NumRel": _Named(lambda p: NumRel(rel=p.get("rel")), ("rel",), at=None),
-    "NumRet": _Named(lambda p: NumRelRet(rel=p["rel"]) if "rel" in p else NumRet(), ("rel",), at=None),
-    "NumRelRet": _Named(lambda p: NumRelRet(rel=p.get("rel")), ("rel",), at=None),
-    "NumQ": _Named(lambda p: NumQ(), (), at=None),
+                    ("recall", "rel", "judged_only"), at="recall", required=("recall",),
+                examples=("IPrec@0.5",), follows="trec_eval 9.0.x iprec_at_recall_x"),
+    "NumRel": _Named(lambda p: NumRel(rel=p.get("rel")), ("rel",), at=None,
+                examples=("NumRel", "NumRel(rel=2)"), follows="trec_eval num_rel"),
+    "NumRet": _Named(lambda p: NumRelRet(rel=p["rel"]) if "rel" in p else NumRet(), ("rel",), at=None,
+                examples=("NumRet", "NumRet(rel=1)"), follows="trec_eval num_ret, num_rel_ret"),
+    "NumRelRet": _Named(lambda p: NumRelRet(rel=p.get("rel")), ("rel",), at=None,
+                examples=("NumRelRet",), follows="trec_eval num_rel_ret"),
+    "NumQ": _Named(lambda p: NumQ(), (), at=None,
+                examples=("NumQ",), follows="trec_eval num_q"),
 }
 
 #: ir_measures' aliases
@@ -612,8 +638,9 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
 
     Examples
     --------
-    >>> parse_metric("RBP(p=0.8)+ERG")
-    Metric(browsing=RBP(p=0.8), aggregation=ERG(), gain=None, cutoff=None, depth=None, stop=None, normalize=None, judged_only=None)
+    >>> from cwla import RBP, ERG, Metric
+    >>> parse_metric("RBP(p=0.8)+ERG") == Metric(RBP(p=0.8), ERG())
+    True
     >>> str(parse_metric("INST_PE"))
     'INST(T=2.5)+PE(beta=0.5)'
     >>> str(parse_metric("nDCG@10"))

@@ -172,6 +172,63 @@ def test_order(capsys, files, order):
     assert_matches(table(out), cwla.evaluate(qrels, runs, "RBP(p=0.8)+ERG", order=order), per_topic=True)
 
 
+def test_trec_eval_flags(capsys, files):
+    qrels, runs = files
+    # -l is the level of every binary measure without its own, as is a binary --gain; -q is --per-topic
+    _, by_level, _ = run_cli(capsys, "eval", qrels, *runs, "-m", "P@10", "-m", "map", "-m", "R@20", "-q", "-l", "2")
+    _, by_gain, err = run_cli(capsys, "eval", qrels, *runs, "-m", "P@10", "-m", "map", "-m", "R@20", "-q",
+                              "--gain", "binary:2")
+    assert by_level == by_gain and "not applied" not in err
+    ev = cwla.evaluate(qrels, runs, {"P@10": "P(rel=2)@10", "map": "AP(rel=2)", "R@20": "R(rel=2)@20"})
+    assert_matches(table(by_level), ev, per_topic=True)
+    # -M keeps the first N documents of every ranking; -J the judged ones; -c is accepted
+    _, out, _ = run_cli(capsys, "eval", qrels, *runs, "-m", "num_ret", "-m", "map", "-M", "5", "-J", "-c")
+    assert_matches(table(out), cwla.evaluate(qrels, runs, ["num_ret", "map"], max_docs=5, judged_only=True),
+                   per_topic=False)
+    # -m P.5,10 is two measures, as in trec_eval
+    _, out, _ = run_cli(capsys, "eval", qrels, runs[0], "-m", "P.5,10")
+    assert table(out)["metric"].tolist() == ["P_5", "P_10"]
+
+
+def test_trec_format_with_several_runs(capsys, files):
+    qrels, runs = files
+    code, out, _ = run_cli(capsys, "eval", qrels, *runs[:2], "-m", "map", "-m", "num_ret", "-m", "nDCG@10",
+                           "--format", "trec")
+    assert code == 0
+    ev = cwla.evaluate(qrels, runs[:2], ["map", "num_ret", "nDCG@10"])
+    expected = []
+    for r, run in enumerate(ev.runs):
+        expected += [f"{'runid':<22}\tall\t{run}", f"{'num_ret':<22}\tall\t{int(ev.values[1, r].sum())}",
+                     f"{'map':<22}\tall\t{ev.values[0, r].mean():6.4f}",
+                     f"{'nDCG@10':<22}\tall\t{ev.values[2, r].mean():6.4f}"]
+    assert out.splitlines() == expected
+
+
+def test_notes_for_options_a_measure_does_not_take(capsys, files):
+    qrels, runs = files
+    code, _, err = run_cli(capsys, "eval", qrels, runs[0], "-m", "Rprec", "-m", "P@10", "--cutoff", "5",
+                           "--gain", "linear:3")
+    assert code == 0
+    assert "--cutoff 5 not applied to 'P@10' (sets cutoff itself)" in err
+    assert "--cutoff 5 not applied to 'Rprec' (not C/W/L/A metrics: they have no cutoff)" in err
+    assert "--gain linear:3 not applied to 'P@10' (sets gain itself)" in err
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["-l", "0"], "-l must be a number > 0"),
+    (["-M", "0"], "-M must be an integer >= 1, got 0"),
+    (["-l", "2", "--gain", "binary:3"], "the relevance level rel=2 contradicts gain=binary(threshold=3)"),
+    (["-m", "P"], None),  # a bare -m P is trec_eval's default cutoffs, not an error
+])
+def test_trec_eval_flag_errors(capsys, files, flags, message):
+    qrels, runs = files
+    result = run_cli(capsys, "eval", qrels, runs[0], *flags)
+    if message is None:
+        assert result[0] == 0 and table(result[1])["metric"].tolist()[:2] == ["P_5", "P_10"]
+    else:
+        assert_error(*result, message)
+
+
 def test_gz_run_name_drops_suffix(capsys, files, tmp_path):
     qrels, runs = files
     gz = tmp_path / "myrun.gz"
@@ -317,6 +374,22 @@ def test_demo_prints_the_39_metrics(capsys):
     assert lines[-1].startswith("time: prepare ") and "kernel compile/load" in lines[-1]
     assert sum(line.startswith("run01 ") for line in lines) >= 6
     assert max(len(line) for line in lines[:-1]) <= 120
+
+
+def test_demo_orients_a_newcomer(capsys):
+    import re
+
+    code, out, _ = run_cli(capsys, "demo")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "How to read it: each row is a run, each column a metric MODEL_AGGREGATION" in text
+    m = re.search(r"run01's Precision_ETG (\d\.\d+) = 10 x its Precision_ERG (\d\.\d+)", text)
+    assert m and float(m.group(1)) == pytest.approx(10 * float(m.group(2)), abs=6e-3)
+    rows = [line.split() for line in out.splitlines() if line.startswith("run01 ")]
+    headers = [line.split() for line in out.splitlines() if line.startswith("run ")]
+    printed = {name: v for header, row in zip(headers, rows) for name, v in zip(header[1:], row[1:])}
+    assert float(printed["Precision_ETG"]) == pytest.approx(float(m.group(1)), abs=6e-4)
+    assert "Next:" in out and "--format trec" in out and "discpower meta" in out
 
 
 def test_demo_values_are_the_means(capsys):

@@ -23,8 +23,11 @@ def _python_blocks(path):
     return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
 
 
-@pytest.mark.parametrize("index", range(len(_python_blocks(ROOT / "README.md"))))
-def test_readme_python_examples_run(index, tmp_path, monkeypatch):
+_EXAMPLES = [(doc, i) for doc in ("README.md", "docs/ecosystem.md") for i in range(len(_python_blocks(ROOT / doc)))]
+
+
+@pytest.mark.parametrize("doc, index", _EXAMPLES)
+def test_python_examples_in_the_docs_run(doc, index, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code = _python_blocks(ROOT / "README.md")[index]
-    exec(compile(code, f"README.md block {index}", "exec"), {"__name__": "__readme__"})
+    code = _python_blocks(ROOT / doc)[index]
+    exec(compile(code, f"{doc} block {index}", "exec"), {"__name__": "__readme__"})

@@ -105,7 +105,8 @@ def test_ir_measures_names_match_ir_measures_per_topic(collection):
     groups.append([m for m in measures if not any(m in g for g in groups)])
     for r, path in enumerate(runs):
         run = _trec_ordered_run(path, ir_measures)
-        got = {(str(m.measure), m.query_id): m.value for group in groups for m in ir_measures.iter_calc(group, qrels, run)}
+        got = {(str(m.measure), m.query_id): m.value
+               for group in groups for m in ir_measures.iter_calc(group, qrels, run)}
         for i, (name, measure) in enumerate(zip(names, measures)):
             expected = np.array([got[(str(measure), t)] for t in ev.topics])
             diff = np.abs(ev.values[i, r] - expected)

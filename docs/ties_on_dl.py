@@ -1,0 +1,46 @@
+"""How often float32 and float64 score comparison order TREC DL rankings differently (docs/ecosystem.md).
+
+    python docs/ties_on_dl.py [DATA_DIR]      (default: ../shared/data beside the repository)
+
+For each collection: the rankings whose sequence of grades differs between ties="float32" (trec_eval 9.x,
+pytrec_eval, NIST's official results) and ties="float64" (trec_eval >= 10), and the largest effect on
+map (binary, level 2) and nDCG@10, per topic and on a run's mean.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import cwla
+
+DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def main() -> None:
+    for name in ("trec-dl-2019-passage", "trec-dl-2020-passage"):
+        root = DATA / name
+        if not root.exists():
+            print(f"{name}: not found under {DATA}")
+            continue
+        qrels, runs = next((root / "qrels").glob("*.txt")), sorted((root / "runs").glob("*.gz"))
+        single, double = cwla.prepare(qrels, runs), cwla.prepare(qrels, runs, ties="float64")
+        differ = [c for c in range(len(single.lengths))
+                  if not np.array_equal(single.codes[single.starts[c]:single.starts[c] + single.lengths[c]],
+                                        double.codes[double.starts[c]:double.starts[c] + double.lengths[c]])]
+        n_topics = len(single.topics)
+        run_names = sorted({single.runs[c // n_topics] for c in differ})
+        metrics = ["map", "nDCG@10"]
+        a, b = cwla.evaluate(single, metrics=metrics, rel=2), cwla.evaluate(double, metrics=metrics, rel=2)
+        per_topic = np.abs(a.values - b.values).max(axis=(1, 2))
+        means = np.abs(a.values.mean(axis=2) - b.values.mean(axis=2)).max(axis=1)
+        print(f"{name}: {len(differ)} of {len(single.lengths)} rankings ({len(run_names)} of {len(runs)} runs: "
+              f"{', '.join(run_names)}) change their grade sequence; largest change per topic: map "
+              f"{per_topic[0]:.2g}, nDCG@10 {per_topic[1]:.2g}; of a run's mean: map {means[0]:.2g}, "
+              f"nDCG@10 {means[1]:.2g}")
+
+
+if __name__ == "__main__":
+    main()
