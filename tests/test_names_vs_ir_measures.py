@@ -111,3 +111,62 @@ def test_ir_measures_names_match_ir_measures_per_topic(collection):
             expected = np.array([got[(str(measure), t)] for t in ev.topics])
             diff = np.abs(ev.values[i, r] - expected)
             assert diff.max() < 1e-9, (collection, path.name, name, ev.topics[int(diff.argmax())])
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_rr_at_10_is_recip_rank_of_the_runs_cut_at_10_in_trec_eval_order(collection):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, runs = _files(collection)
+    with open(qrels_path) as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    ev = cwla.evaluate(qrels_path, runs, ["RR(rel=2)@10"])
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}, relevance_level=2)
+    for r, path in enumerate(runs):
+        frame = cwla.read_run(path)
+        frame["s32"] = frame["score"].astype(np.float32)
+        frame = frame.sort_values(["topic", "s32", "docno"], ascending=[True, False, False], kind="stable")
+        top10 = frame.groupby("topic").head(10)
+        cut = {t: dict(zip(g["docno"], g["score"])) for t, g in top10.groupby("topic")}
+        ref = evaluator.evaluate(cut)
+        np.testing.assert_allclose(ev.values[0, r], [ref[t]["recip_rank"] for t in ev.topics], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_every_trec_eval_name_through_the_cli_to_the_printed_decimals(collection):
+    import io
+    from contextlib import redirect_stdout
+
+    from cwla.cli import main
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, runs = _files(collection)
+    with open(qrels_path) as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    chosen = [(name, measure) for name, measure, level in TREC_NAMES if level == 2]
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["eval", "-q", "-l", "2", "--format", "trec", *[x for n, _ in chosen for x in ("-m", n)],
+                     str(qrels_path), *map(str, runs)]) == 0
+    printed, run = {}, None
+    for line in out.getvalue().splitlines():
+        name, topic, value = (part.strip() for part in line.split("\t"))
+        if name == "runid":
+            run = value
+        else:
+            printed[(run, name, topic)] = value
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {m for _, m in chosen}, relevance_level=2)
+    counts = {"num_rel", "num_ret", "num_rel_ret"}
+    for path in runs:
+        with gzip.open(path, "rt") as fh:
+            ref = evaluator.evaluate(pytrec_eval.parse_run(fh))
+        for name, measure in chosen:
+            if measure == "num_q":
+                continue  # trec_eval prints num_q in its summary only
+            for topic in ref:
+                value = ref[topic][measure]
+                got = printed[(cwla.run_name(path), measure, topic)]
+                if measure in counts:
+                    assert got == str(int(value)), (path.name, name, topic)
+                elif got != f"{value:6.4f}".strip():
+                    # a value on a rounding boundary (x.xxxx5 within 1e-12) may print either way
+                    assert abs(float(got) - value) <= 0.5e-4 + 1e-12, (path.name, name, topic, got, value)
