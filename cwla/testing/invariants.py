@@ -19,7 +19,7 @@ from ..aggregations import ERG, ETG, Max
 from ..browsing import AP, DCG, RBP, Precision
 from ..errors import CwlaWarning
 from ..evaluation import evaluate
-from ..metric import Metric
+from ..metric import ALL, Metric
 from ..readers import read_qrels, read_run
 from ..text import parse_metric
 
@@ -65,7 +65,15 @@ def check_bounds(metric: Metric, qrels, runs) -> None:
         where = tuple(np.argwhere(low)[0])
         _fail("negative value", ev, where, v[where], ">= 0")
     if m.normalize != "ideal":
-        upper = float(m.depth) if isinstance(m.aggregation, ETG) else 1.0
+        if isinstance(m.aggregation, ETG):  # gain units: at most one per position up to the depth H
+            if m.depth == ALL:  # H = the longest (cut) ranking, at least Precision's or DCG's k
+                longest = max((int(read_run(run).groupby("topic").size().max()) for run in runs.values()),
+                              default=0)
+                upper = float(max(longest, getattr(m.browsing, "k", None) or 0))
+            else:
+                upper = float(m.depth)
+        else:
+            upper = 1.0
         high = v > upper + _TOL
         if high.any():
             where = tuple(np.argwhere(high)[0])
@@ -95,9 +103,12 @@ def check_order_invariance(metric: Metric, qrels, runs, seed: int = 0) -> None:
 
 def check_unjudged_as_nonrelevant(metric: Metric, qrels, runs) -> bool:
     """Judging every unjudged retrieved document at grade 0 leaves the values unchanged
-    (an unjudged document has gain 0). Applies when the metric's gain map sends grade 0 to 0."""
+    (an unjudged document has gain 0). Applies when the metric's gain map sends grade 0 to 0
+    and the metric keeps unjudged documents (not ``judged_only``)."""
     q = read_qrels(qrels)
     probe = _evaluate(metric, q, runs).metrics[0]
+    if probe.judged_only:
+        return False
     if float(probe.gain.table(np.array([0.0]), max(float(q["grade"].max()), 1.0))[0]) != 0.0:
         return False
     judged = set(zip(q["topic"], q["docno"]))
@@ -161,7 +172,8 @@ def check_stop_normalises(metric: Metric, qrels, runs) -> None:
     """With ``stop=True`` the stopping probabilities L(1..H) sum to 1: on the same
     browsing model, the ``max`` aggregation with every gain 1 scores exactly 1."""
     browsing = AP("retrieved") if isinstance(metric.browsing, AP) else metric.browsing  # no R_ret/R factor
-    probe = attrs.evolve(metric, browsing=browsing, aggregation=Max(), stop=True, normalize="none", cutoff=None)
+    probe = attrs.evolve(metric, browsing=browsing, aggregation=Max(), stop=True, normalize="none", cutoff=None,
+                         judged_only=False)
     q = read_qrels(qrels)
     ones = q.assign(grade=1.0)
     from ..gains import Binary
