@@ -53,7 +53,7 @@ from .gains import _finite_float, _fmt
 
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
-    "NumRel", "NumRet", "NumRelRet", "NumQ", "COUNTING_MEASURES",
+    "NumRel", "NumRet", "NumRelRet", "NumQ",
 ]
 
 # kernel codes
@@ -303,12 +303,6 @@ class NumQ(CountingMeasure):
     name: ClassVar[str] = "NumQ"
     aggregate: ClassVar[str] = "sum"
 
-
-#: ir_measures name -> class
-COUNTING_MEASURES = {
-    "R": Recall, "SetR": Recall, "Rprec": RPrec, "Bpref": Bpref, "Judged": Judged, "SetP": SetP, "SetF": SetF,
-    "SetAP": SetAP, "IPrec": IPrec, "NumRel": NumRel, "NumRet": NumRet, "NumRelRet": NumRelRet, "NumQ": NumQ,
-}
 
 
 # ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import cwla
 import naive
 from cwla import counting
+from cwla.testing import rankings
 
 MEASURES = {
     "Recall": lambda k, rel, p: counting.Recall(k, rel=rel),
@@ -31,19 +32,9 @@ MEASURES = {
 }
 
 
-@st.composite
-def topics(draw):
+def topics():
     """(ranking, judged): grades -1..3 (a negative grade is judged, never relevant), None = unjudged."""
-    judged = draw(st.lists(st.integers(-1, 3), min_size=1, max_size=25))
-    picks = draw(st.lists(st.integers(-6, len(judged) - 1), max_size=25))
-    ranking, used = [], set()
-    for p in picks:
-        if p < 0:
-            ranking.append(None)
-        elif p not in used:
-            used.add(p)
-            ranking.append(judged[p])
-    return ranking, judged
+    return rankings(max_depth=25, max_grade=3, max_pool=25, min_grade=-1)
 
 
 def _evaluate(measure, ranking, judged, **kw):

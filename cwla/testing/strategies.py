@@ -30,17 +30,23 @@ def _check_positive(name, value, minimum=1):
 
 
 @st.composite
-def rankings(draw, *, max_depth: int = 20, max_grade: int = 3, max_pool: int = 30):
+def rankings(draw, *, max_depth: int = 20, max_grade: int = 3, max_pool: int = 30, min_grade: int = 0):
     """One topic: ``(ranking, judged)``.
 
     ``ranking`` lists the grade of each ranked document in rank order (None for
     an unjudged document; possibly empty); ``judged`` lists the grades of all
-    judged documents of the topic (the ranked judged ones among them).
+    judged documents of the topic (the ranked judged ones among them), in
+    ``min_grade..max_grade`` (a negative ``min_grade`` gives trec_eval's judged,
+    never relevant, negative grades).
     """
     _check_positive("max_depth", max_depth, 0)
     _check_positive("max_grade", max_grade)
+    if not isinstance(min_grade, int) or min_grade > max_grade:
+        from hypothesis.errors import InvalidArgument
+
+        raise InvalidArgument(f"min_grade must be an integer <= max_grade, got {min_grade!r}")
     n_judged = draw(st.integers(1, max_pool))
-    judged = draw(st.lists(st.integers(0, max_grade), min_size=n_judged, max_size=n_judged))
+    judged = draw(st.lists(st.integers(min_grade, max_grade), min_size=n_judged, max_size=n_judged))
     n_ranked = draw(st.integers(0, max_depth))
     picks = draw(st.lists(st.integers(-(n_judged // 2) - 1, n_judged - 1), min_size=n_ranked, max_size=n_ranked))
     ranking, used = [], set()
