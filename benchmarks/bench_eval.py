@@ -10,7 +10,9 @@ Measures, side by side in one process:
    vs pytrec_eval (parse qrels, build the evaluator, gunzip + parse + evaluate
    every run) for map, ndcg_cut_10 and P_10 (relevance_level=2);
 2. in memory, per metric: cwla.evaluate on a prepared Collection (39 and 3
-   metrics) vs pytrec_eval's evaluator on runs already parsed into dicts;
+   metrics) vs pytrec_eval's evaluator on runs already parsed into dicts; and the
+   table every TREC DL paper prints (map, recip_rank, P_10, ndcg_cut_10,
+   recall_1000, Rprec, bpref, num_rel_ret: trec_eval's names, -l 2) in both tools;
 3. a correctness cross-check of AP(rel=2), P(rel=2)@10 and nDCG@10 against
    pytrec_eval's map, P_10 and ndcg_cut_10;
 4. the environment.
@@ -41,6 +43,8 @@ PTE_MEASURES = {"map", "ndcg_cut_10", "P_10"}
 # cwla label -> pytrec_eval measure
 PAIRS = {"AP(rel=2)": "map", "P(rel=2)@10": "P_10", "nDCG@10": "ndcg_cut_10"}
 CWLA_3 = list(PAIRS)
+# the DL results table in trec_eval's names (cwla evaluates them at rel=2, pytrec_eval at relevance_level=2)
+DL_TABLE = ["map", "recip_rank", "P_10", "ndcg_cut_10", "recall_1000", "Rprec", "bpref", "num_rel_ret"]
 
 
 def parse_args(argv=None):
@@ -214,6 +218,31 @@ def main(argv=None) -> int:
           f"{ratio_m3:.0f}x (cwla the same 3)")
     print()
 
+    # -- 2b. the DL results table: trec_eval's names, the measures outside C/W/L/A included ---------------
+    table_evaluator = pytrec_eval.RelevanceEvaluator(pte_qrels, set(DL_TABLE), relevance_level=2)
+
+    def cwla_table():
+        return cwla.evaluate(col, metrics=DL_TABLE, rel=2)
+
+    def pte_table():
+        return {name: table_evaluator.evaluate(run) for name, run in pte_runs.items()}
+
+    cwla_table(), pte_table()  # warm-up
+    mt_cw, mt_pt = [], []
+    for _ in range(R):
+        mt_cw.append(timed(cwla_table)[0])
+        mt_pt.append(timed(pte_table)[0])
+    tcw, tpt = statistics.median(mt_cw), statistics.median(mt_pt)
+    ratio_t = tpt / tcw
+    ev_t, res_t = cwla_table(), pte_table()
+    d_table = max(abs(ev_t.values[i, r, t] - res_t[run][topic][m])
+                  for i, m in enumerate(DL_TABLE) for r, run in enumerate(ev_t.runs)
+                  for t, topic in enumerate(ev_t.topics))
+    print(f"== 2b. the DL results table in trec_eval's names ({', '.join(DL_TABLE)}; -l 2) ==")
+    print(f"  cwla        {len(DL_TABLE)} measures  median {fmt_ms(tcw):>9}  | pytrec_eval median {fmt_ms(tpt):>9}"
+          f"  | ratio {ratio_t:.0f}x  | max |diff| per topic {d_table:.1e}")
+    print()
+
     # -- 3. correctness cross-check --------------------------------------------------------------------
     ev = cwla_mem3()
     means = ev.means()
@@ -287,6 +316,8 @@ def main(argv=None) -> int:
           f"ratio {ratio_f:.1f}x   [target: cwla's 39 faster than pytrec_eval's 3: {verdict(cw_f < pt_f)}]")
     print(f"memory: cwla {cw39_pm * 1e3:.1f} ms/metric | pytrec_eval {pt_pm * 1e3:.0f} ms/metric | "
           f"ratio {ratio_m39:.0f}x   [target: >= 10x per metric: {verdict(ratio_m39 >= 10)}]")
+    print(f"table: cwla {len(DL_TABLE)} trec_eval measures {fmt_ms(tcw)} | pytrec_eval {fmt_ms(tpt)} | ratio "
+          f"{ratio_t:.0f}x | per topic max |diff| {d_table:.1e}   [target: < 1e-9: {verdict(d_table < 1e-9)}]")
     print(f"check: max |diff| vs pytrec_eval {worst[0]:.1e}   [target: < 1e-6: {verdict(check_ok)}]")
     return 0
 
