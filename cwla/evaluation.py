@@ -286,6 +286,24 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
     return ideal
 
 
+def _normalised(values, residuals, ideal, label):
+    """``values / ideal`` and ``residuals / ideal`` per topic; 0 where the ideal scores 0, and where it is so
+    small that the division overflows (a degenerate ideal, e.g. a gain of 1e-309: said in a warning)."""
+    best = ideal[None, :]
+    safe = np.where(best > 0.0, best, 1.0)
+    # divide (not multiply by 1/ideal, which overflows for a subnormal ideal and makes 0 * inf = NaN)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v, r = values / safe, residuals / safe
+    degenerate = (best > 0.0) & ~(np.isfinite(v) & np.isfinite(r))
+    if degenerate.any():
+        topics = np.flatnonzero(degenerate.any(axis=0))
+        warnings.warn(f"{label}: the ideal score of {len(topics)} topic(s) is so small (down to "
+                      f"{float(ideal[topics].min()):.3g}) that normalising by it overflows; those values count as "
+                      f"0, as where the ideal scores 0", CwlaWarning, stacklevel=4)
+    zero = (best <= 0.0) | degenerate
+    return np.where(zero, 0.0, v), np.where(zero, 0.0, r)
+
+
 def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, depth=None, stop=None,
              normalize=None, judged_only=None, rel=None, max_docs=None, order="trec_eval",
              ties="float32") -> Evaluation:
@@ -390,17 +408,11 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     for i, m in enumerate(resolved):
         if isinstance(m, Metric):
             values[i][absent] = 0.0
+    residuals = uppers - values  # before the normalisation: (upper - value) / ideal keeps its digits
     for cw, ideal in ideal_rows:
         for j, i in enumerate(cw):
-            if resolved[i].normalize != "ideal":
-                continue
-            # divide (not multiply by 1/ideal, which overflows for a subnormal ideal and makes 0 * inf = NaN);
-            # 0 where the ideal scores 0
-            best = ideal[j][None, :]
-            safe = np.where(best > 0.0, best, 1.0)
-            with np.errstate(over="ignore"):
-                values[i] = np.where(best > 0.0, values[i] / safe, 0.0)
-                uppers[i] = np.where(best > 0.0, uppers[i] / safe, 0.0)
+            if resolved[i].normalize == "ideal":
+                values[i], residuals[i] = _normalised(values[i], residuals[i], ideal[j], labels[i])
     return Evaluation(
         metrics=tuple(resolved),
         requested=tuple(parsed),
@@ -408,7 +420,7 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         runs=col.runs,
         topics=col.topics,
         values=values,
-        residuals=uppers - values,
+        residuals=residuals,
         missing_topics=col.missing_topics,
         ignored_topics=col.ignored_topics,
     )

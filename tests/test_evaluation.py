@@ -190,6 +190,17 @@ def test_bad_run_containers(files):
         cwla.evaluate(q)
 
 
+def test_an_ideal_too_small_to_divide_by_counts_as_zero_with_a_warning():
+    # found by Hypothesis: a subnormal beta makes the ideal 2.8e-309; upper / ideal overflowed to inf
+    qrels = pd.DataFrame({"topic": ["q0"], "docno": ["d0"], "grade": [1.0]})
+    run = pd.DataFrame({"topic": ["q0"], "docno": ["d0"], "score": [1.0]})
+    metric = cwla.Metric(cwla.Precision(2), cwla.PE(2.82480079693299e-309), gain=cwla.Linear(), normalize="ideal")
+    with pytest.warns(cwla.CwlaWarning, match=r"the ideal score of 1 topic\(s\) is so small \(down to 2.82e-309\) "
+                                              r"that normalising by it overflows"):
+        ev = cwla.evaluate(qrels, {"r": run}, [metric])
+    assert ev.values[0, 0, 0] == 0.0 and ev.residuals[0, 0, 0] == 0.0
+
+
 def test_a_subnormal_ideal_gives_no_nan():
     # found by Hypothesis: a gain of 5e-324 made 1/ideal overflow and 0 * inf = NaN
     qrels = pd.DataFrame({"topic": "t", "docno": ["a"], "grade": [3.0]})
