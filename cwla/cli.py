@@ -267,20 +267,11 @@ def trec_lines(ev, per_topic: bool = False) -> str:
     integers), trec_eval's measure names and its measure order (the others after them, as given),
     per topic (``per_topic``: trec_eval's -q) and then ``all``; one block per run, each after a
     ``runid`` line when there are several runs."""
-    from .text import TREC_ORDER, trec_name
+    from .text import TREC_ORDER, trec_name, trec_sort_key
 
     def position(i):
-        label = ev.labels[i]
-        name = trec_name(label)
-        if name is None:
-            return (len(TREC_ORDER), i, 0.0)
-        family = next(f for f in sorted(TREC_ORDER, key=len, reverse=True) if name == f or name.startswith(f + "_"))
-        param = name[len(family) + 1:]
-        try:
-            key = float(param) if param else 0.0
-        except ValueError:  # ndcg_1=3,2=9
-            key = 0.0
-        return (TREC_ORDER.index(family), key, i)
+        key = trec_sort_key(ev.labels[i])
+        return (len(TREC_ORDER), 0.0, i) if key is None else (*key, i)  # the others after, as given
 
     order = sorted(range(len(ev.labels)), key=position)
     names = [trec_name(label) or label for label in ev.labels]

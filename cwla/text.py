@@ -77,7 +77,7 @@ from .errors import MetricSyntaxError
 from .gains import Binary, Exponential, GainMap, Linear, Regrade, Scaled, Table, _fmt
 from .metric import ALL, Metric
 
-__all__ = ["parse_metric", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name",
+__all__ = ["parse_metric", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_sort_key",
            "CHEN_SAKAI_DEFAULTS", "TREC_DEFAULT_CUTOFFS"]
 
 _TOKEN = re.compile(
@@ -508,7 +508,7 @@ def _named(parser, tok, args):
 # trec_eval's names
 # ---------------------------------------------------------------------------
 
-#: trec_eval's measure name -> (ir_measures name, its parameter for trec_eval's ``_k``, extra parameters)
+#: trec_eval's measure name -> (ir_measures name, the parameter trec_eval's ``_k`` / ``.k`` sets, or None)
 _TREC = {
     "map": ("AP", None), "map_cut": ("AP", "cutoff"), "P": ("P", "cutoff"), "recall": ("R", "cutoff"),
     "ndcg": ("nDCG", None), "ndcg_cut": ("nDCG", "cutoff"), "recip_rank": ("RR", None),
@@ -570,10 +570,14 @@ def trec_name(text: str) -> str | None:
     return f"{name}_{int(float(param))}"
 
 
-def trec_order(text: str) -> int | None:
-    """The position of a trec_eval measure text in trec_eval's output order, or None."""
+def trec_sort_key(text: str) -> tuple[int, float] | None:
+    """Where trec_eval prints a trec_eval measure text: (its measure's place in trec_eval's table, its
+    parameter, ascending), or None if ``text`` is not one."""
     m = _trec_match(text)
-    return None if m is None else TREC_ORDER.index(m[0])
+    if m is None:
+        return None
+    name, param, _ = m
+    return TREC_ORDER.index(name), float(param) if param else 0.0
 
 
 def expand_trec_names(text: str) -> list[str]:
