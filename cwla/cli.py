@@ -160,7 +160,8 @@ def add_scoring_arguments(p: argparse.ArgumentParser, default_metric: str | None
                    help="gain map: linear:GMAX, exponential:GMAX, binary:THRESHOLD or a canonical gain text "
                         "(default: linear, gmax = the largest qrels grade)")
     p.add_argument("--cutoff", metavar="K", type=int, help="keep the first K documents of each ranking")
-    p.add_argument("--depth", metavar="H", type=int, help="the user model's horizon H (default 1000)")
+    p.add_argument("--depth", metavar="H", type=depth_value,
+                   help="the user model's horizon H (default 1000), or 'all': the whole of each ranking")
     p.add_argument("--stop", action="store_true", help="the user surely stops at H: C(H) = 0")
     p.add_argument("--order", choices=("trec_eval", "file"), default="trec_eval",
                    help="document order: trec_eval (score descending, ties by docno descending; default) "
@@ -181,6 +182,16 @@ def add_trec_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ties", choices=("float32", "float64"), default="float32",
                    help="precision in which scores are compared: float32 (default; trec_eval 9.x, pytrec_eval, "
                         "NIST's official DL results) or float64 (trec_eval >= 10.0)")
+
+
+def depth_value(text: str):
+    """--depth: an integer or ``all``."""
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'all', got {text!r}") from None
 
 
 def metric_texts(args, default_metric: str | None = DEFAULT_METRIC) -> list[str]:
@@ -208,7 +219,7 @@ def evaluation_options(args) -> dict:
 
     for option in ("cutoff", "depth", "max_docs"):
         value = getattr(args, option, None)
-        if value is not None and value < 1:
+        if value is not None and value != "all" and value < 1:
             flag = "-M" if option == "max_docs" else f"--{option}"
             raise ValueError(f"{flag} must be an integer >= 1, got {value}")
     rel = getattr(args, "rel", None)

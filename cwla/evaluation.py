@@ -239,6 +239,16 @@ def _level_tables(measures, col: Collection):
     return cspec, cpar, kinds, n_rel, n_nonrel
 
 
+def _warn_if_nothing_relevant(measures, labels, col: Collection) -> None:
+    """A relevance level above every qrels grade makes a counting measure 0 everywhere: say so (as the
+    C/W/L/A metrics do for a gain map that sends every grade to 0)."""
+    for m, label in zip(measures, labels):
+        if "rel" in attrs.fields_dict(type(m)) and len(col.grades) and not (col.grades >= m.level).any():
+            warnings.warn(f"{label}: no qrels grade is >= its relevance level {_fmt(m.level)} (grades "
+                          f"{', '.join(_fmt(g) for g in col.grades)}), so no document is relevant", CwlaWarning,
+                          stacklevel=4)
+
+
 def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_upper=True):
     """Scores (lo, hi) of ``metrics`` and of the counting measures on the cells of ``col_arrays``
     (codes, starts, lengths, n_topics, unjudged code)."""
@@ -396,6 +406,7 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         glo, ghi = _gain_tables(cw_metrics, [labels[i] for i in cw], group)
         relsum = glo[:, : len(group.grades)] @ group.judged.T.astype(np.float64)  # (n_metrics, n_topics)
         tables = _level_tables([resolved[i] for i in counting], group)
+        _warn_if_nothing_relevant([resolved[i] for i in counting], [labels[i] for i in counting], group)
         lo, hi, clo, chi = _run_kernel(group.arrays(), cw_metrics, glo, ghi, relsum, tables)
         values[cw], uppers[cw] = lo.reshape(-1, n_r, n_t), hi.reshape(-1, n_r, n_t)
         values[counting], uppers[counting] = clo.reshape(-1, n_r, n_t), chi.reshape(-1, n_r, n_t)

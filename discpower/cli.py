@@ -24,7 +24,7 @@ import sys
 import warnings
 
 from cwla import __version__
-from cwla.cli import (add_scoring_arguments, add_trec_eval_arguments, evaluation_options, run_command,
+from cwla.cli import (add_scoring_arguments, add_trec_eval_arguments, depth_value, evaluation_options, run_command,
                       scoring_options, topic_notes)
 
 __all__ = ["main"]
@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("-m", "--metric", default="nDCG@10", metavar="METRIC", help="one metric (default nDCG@10)")
     c.add_argument("--gain", metavar="GAIN", help="gain map for metrics that do not set one")
     c.add_argument("--cutoff", metavar="K", type=int)
-    c.add_argument("--depth", metavar="H", type=int)
+    c.add_argument("--depth", metavar="H", type=depth_value)
     c.add_argument("--stop", action="store_true")
     add_trec_eval_arguments(c)
     c.add_argument("--test", default="tukey", choices=("tukey", "t-test", "t-test-holm", "t-test-bonferroni",

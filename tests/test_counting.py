@@ -144,3 +144,11 @@ def test_counting_measures_validate_their_fields():
         counting.SetP(judged_only="yes")
     with pytest.raises(ValueError, match=r"'recall' of IPrec must be in \[0, 1\]: 2"):
         counting.IPrec(2)
+
+
+def test_a_level_above_every_grade_is_said():
+    qrels = pd.DataFrame({"topic": "t", "docno": ["a", "b"], "grade": [1, 0]})
+    run = pd.DataFrame({"topic": "t", "docno": ["a", "b"], "score": [2.0, 1.0]})
+    with pytest.warns(cwla.CwlaWarning, match=r"Rprec: no qrels grade is >= its relevance level 3 \(grades 0, 1\)"):
+        ev = cwla.evaluate(qrels, {"r": run}, ["Rprec", "NumRet"], rel=3)
+    assert ev.values[:, 0, 0].tolist() == [0.0, 2.0]
