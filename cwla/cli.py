@@ -155,7 +155,9 @@ def add_scoring_arguments(p: argparse.ArgumentParser, default_metric: str | None
                    help="run files (qid Q0 docno rank score tag); the run name is the file name without .gz")
     p.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
                    help="a metric text, repeatable" + (f" (default: {default_metric})" if default_metric else "")
-                        + "; e.g. nDCG@10, 'P(rel=2)@10', AP, INST_PE, 'RBP(p=0.8)+ERG[cutoff=5]'")
+                        + "; ir_measures' names (nDCG@10, 'P(rel=2)@10', RR@10, R@1000, Bpref), trec_eval's (map, "
+                          "P.10, ndcg_cut.10, recip_rank; -m P.5,10 and -m P expand as in trec_eval), Chen & "
+                          "Sakai's (INST_PE) or canonical texts ('RBP(p=0.8)+ERG[cutoff=5]'); see docs/metrics.md")
     p.add_argument("--gain", metavar="GAIN",
                    help="gain map: linear:GMAX, exponential:GMAX, binary:THRESHOLD or a canonical gain text "
                         "(default: linear, gmax = the largest qrels grade)")
