@@ -17,7 +17,8 @@ package that shadows the project). The folder is, in this order:
 
 with a subfolder per cwla version (``.../cwla/0.1.0/``). Where that folder cannot be
 created or written, cwla still works, compiling in every process, and says so once
-with a :class:`~cwla.errors.CwlaWarning`. :func:`cache_dir` tells where it is.
+with a :class:`~cwla.errors.CwlaWarning`. :func:`cache_dir` tells where it is. An empty
+``CWLA_CACHE_DIR`` counts as unset.
 """
 
 from __future__ import annotations
@@ -69,9 +70,25 @@ def _resolve_cache_dir() -> str | None:
         f"cwla cannot write its kernel cache to {path} ({source}); kernels are compiled in every "
         f"process (a few seconds each time). Set {CACHE_ENV} to a writable folder to cache them.",
         _cwla_warning(),
-        stacklevel=3,
+        stacklevel=_outside_the_package(),
     )
     return None
+
+
+def _outside_the_package() -> int:
+    """The stacklevel of the first frame outside cwla: the line that imported cwla (``warnings.warn`` skips
+    the import machinery's frames itself, so they are not counted)."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib"):
+            frame = frame.f_back
+            continue
+        if not name.startswith(package):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 1
 
 
 def _cwla_warning():

@@ -45,9 +45,16 @@ def _strict_int(value):
     return int(value)
 
 
+#: the largest k of Precision@k and DCG@k (the kernels walk the ranking up to k; as the largest depth)
+MAX_K = 1_000_000
+#: cutoffs (a metric's, a counting measure's k, trec_eval's -M) are clipped to this before they reach the
+#: kernels: far past any ranking, so nothing changes, and within int64
+MAX_CUTOFF = 10**15
+
+
 def _rank_k(instance, attribute, value):
-    if value < 1:
-        raise ValueError(f"'k' of {type(instance).__name__} must be an integer >= 1: {value}")
+    if not 1 <= value <= MAX_K:
+        raise ValueError(f"'k' of {type(instance).__name__} must be an integer in [1, {MAX_K:,}]: {value}")
 
 
 class BrowsingModel:

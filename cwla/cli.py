@@ -32,6 +32,7 @@ synthetic collection (:mod:`cwla.synthetic`); it reads no file and needs no netw
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import sys
@@ -198,12 +199,15 @@ def depth_value(text: str):
 
 def metric_texts(args, default_metric: str | None = DEFAULT_METRIC) -> list[str]:
     """The -m texts, trec_eval's ``-m P.5,10`` and ``-m P`` expanded into one name per cutoff."""
-    from .text import expand_trec_names
+    from .text import expand_trec_names, trec_name
 
     texts = args.metrics or ([default_metric] if default_metric else None)
     if not texts:
         raise ValueError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
-    return [name for text in texts for name in expand_trec_names(text)]
+    names = {}  # a measure asked twice (-m map -m map, -m P.5,10 -m P.10) is evaluated once, as in trec_eval
+    for name in (name for text in texts for name in expand_trec_names(text)):
+        names.setdefault(trec_name(name) or name.strip(), name)
+    return list(names.values())
 
 
 def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[dict, dict]:
@@ -217,7 +221,7 @@ def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[
 
 def evaluation_options(args) -> dict:
     """The options of :func:`cwla.evaluate` from the command-line flags, checked."""
-    from .gains import parse_gain
+    from .gains import Binary, parse_gain
 
     for option in ("cutoff", "depth", "max_docs"):
         value = getattr(args, option, None)
@@ -225,9 +229,12 @@ def evaluation_options(args) -> dict:
             flag = "-M" if option == "max_docs" else f"--{option}"
             raise ValueError(f"{flag} must be an integer >= 1, got {value}")
     rel = getattr(args, "rel", None)
-    if rel is not None and not rel > 0:
-        raise ValueError(f"-l must be a number > 0 (the lowest relevant grade), got {rel:g}")
-    options = {"gain": parse_gain(args.gain) if args.gain is not None else None, "cutoff": args.cutoff,
+    if rel is not None and not (math.isfinite(rel) and rel > 0):
+        raise ValueError(f"-l must be a finite number > 0 (the lowest relevant grade), got {rel:g}")
+    gain = parse_gain(args.gain) if args.gain is not None else None
+    if rel is not None and isinstance(gain, Binary) and gain.threshold is not None and gain.threshold != rel:
+        raise ValueError(f"-l {_number(rel)} contradicts --gain {args.gain}: give one of them")
+    options = {"gain": gain, "cutoff": args.cutoff,
                "depth": args.depth, "stop": True if args.stop else None,
                "order": getattr(args, "order", "trec_eval")}
     if hasattr(args, "ties"):
@@ -259,7 +266,8 @@ def _cmd_eval(args) -> int:
 
     metrics, options = scoring_options(args)
     labels, parsed = list(metrics), list(metrics.values())
-    given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": options["stop"]}
+    given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": options["stop"],
+             "rel": options["rel"], "judged_only": options["judged_only"]}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ev = evaluate(args.qrels, args.runs, metrics, **options)
@@ -314,8 +322,12 @@ def _option_notes(given: dict, parsed, labels) -> list[str]:
     from .gains import Binary, parse_gain
 
     lines = []
+    flags = {"rel": "-l", "judged_only": "-J"}
     for option, value in given.items():
         if value is None:
+            continue
+        if option in flags:
+            lines += _level_notes(flags[option], option, value, given.get("gain"), parsed, labels)
             continue
         binary = option == "gain" and isinstance(parse_gain(value), Binary)
         cwl = [(label, m) for label, m in zip(labels, parsed) if not isinstance(m, CountingMeasure)]
@@ -330,6 +342,44 @@ def _option_notes(given: dict, parsed, labels) -> list[str]:
             lines.append(f"{PROG}: note: --{option}{shown} not applied to {', '.join(map(repr, other))} "
                          f"(not C/W/L/A metrics: they have no {option})")
     return lines
+
+
+def _level_notes(flag, option, value, gain_text, parsed, labels) -> list[str]:
+    """Notes for -l and -J: the measures that give their own relevance level or judged_only, and (for -l)
+    the graded C/W/L/A metrics, which have no relevance level."""
+    import attrs
+
+    from .counting import CountingMeasure
+    from .gains import Binary, parse_gain
+
+    gain = parse_gain(gain_text) if gain_text is not None else None
+    own, graded = [], []
+    for label, m in zip(labels, parsed):
+        if isinstance(m, CountingMeasure):
+            fields = attrs.fields_dict(type(m))
+            if option in fields and getattr(m, option) is not None:
+                own.append(label)
+        elif option == "judged_only":
+            if m.judged_only is not None:
+                own.append(label)
+        elif isinstance(m.gain, Binary) and m.gain.threshold is not None:
+            own.append(label)
+        elif not (m.gain == Binary() or (m.gain is None and isinstance(gain, Binary))):
+            graded.append(label)
+    shown = "" if option == "judged_only" else f" {_number(value)}"
+    what = "rel" if option == "rel" else "judged_only"
+    lines = []
+    if own:
+        lines.append(f"{PROG}: note: {flag}{shown} not applied to {', '.join(map(repr, own))} "
+                     f"(set{'s' if len(own) == 1 else ''} {what} itself)")
+    if graded:
+        lines.append(f"{PROG}: note: {flag}{shown} not applied to {', '.join(map(repr, graded))} "
+                     f"(graded gains: no relevance level)")
+    return lines
+
+
+def _number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 def _tsv(frame) -> str:

@@ -13,6 +13,7 @@ Both are counted per run.
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -137,11 +138,22 @@ def _system_column(frame: pd.DataFrame) -> str | None:
 def _split_systems(frame: pd.DataFrame, column: str) -> list:
     """One (name, frame) per system of a frame with a system column, in order of first appearance."""
     if frame[column].isna().any():
-        row = frame.index[frame[column].isna().to_numpy()][0]
-        raise InputError(f"run DataFrame, row {row!r}: the system column {column!r} is missing a value")
+        row = int(np.argmax(frame[column].isna().to_numpy()))
+        raise InputError(f"run DataFrame, row {row} (by position): the system column {column!r} is missing a value")
     names = pd.unique(frame[column])
     groups = frame.groupby(column, sort=False)
     return [(str(name), groups.get_group(name).drop(columns=[column])) for name in names]
+
+
+def _is_run_dict(runs: Mapping) -> bool:
+    """True for a pytrec_eval run dict ``{topic: {doc: score}}`` (one run), False for ``{name: run}``:
+    every value is a dict, and the first document entry found holds a number, not a dict."""
+    if not runs or not all(isinstance(v, Mapping) for v in runs.values()):
+        return False
+    for docs in runs.values():
+        for value in docs.values():
+            return isinstance(value, numbers.Number) or isinstance(value, str)
+    return True  # every topic empty: one (empty) run, which the reader reports
 
 
 def _object_name(source, default: str) -> str:
@@ -164,15 +176,17 @@ def _named_runs(runs) -> list:
     if isinstance(runs, Sequence) and runs and is_record(runs[0]):
         return [("run", list(runs))]
     if isinstance(runs, Mapping):
-        # {name: source} -- but a pytrec_eval run dict {topic: {doc: score}} is one run
-        values = list(runs.values())
-        if values and all(isinstance(v, Mapping) for v in values) and not any(
-            isinstance(v, (pd.DataFrame, str, os.PathLike)) for v in values
-        ):
-            inner = list(values[0].values())
-            if inner and not isinstance(inner[0], Mapping):
-                return [("run", runs)]
-        return [(str(name), source) for name, source in runs.items()]
+        if _is_run_dict(runs):  # a pytrec_eval run dict {topic: {doc: score}} is one run
+            return [("run", runs)]
+        named = []
+        for name, source in runs.items():  # {name: run}
+            if isinstance(source, pd.DataFrame) and _system_column(source) \
+                    and source[_system_column(source)].nunique(dropna=False) > 1:
+                raise InputError(f"run {str(name)!r} is a DataFrame holding several runs (column "
+                                 f"{_system_column(source)!r}); pass that frame itself as the runs, or one frame "
+                                 f"per run")
+            named.append((str(name), source))
+        return named
     if isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
         named = []
         for i, source in enumerate(runs):
@@ -255,7 +269,8 @@ def read_runs(runs, *, workers: int | None = None, ties: str = "float32") -> Run
     names = [name for name, _ in named]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise InputError(f"run names must be unique; {dupes} appear more than once (rename the files or pass a dict)")
+        raise InputError(f"run names must be unique; {dupes} appear more than once (a run is named by its file name "
+                         f"without .gz: rename or copy the files, or in Python pass a dict {{name: run}})")
     workers = workers or min(4, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         arrays = list(pool.map(lambda source: _run_arrays(source, ties), [source for _, source in named]))

@@ -181,9 +181,10 @@ class Bpref(CountingMeasure):
 @attrs.frozen
 class Judged(CountingMeasure):
     """Judged@k: the fraction of the top min(k, n) documents that have a judgement (ir_measures
-    ``Judged``); ``k=None``: of the whole ranking."""
+    ``Judged``); ``k=None``: of the whole ranking. (With ``judged_only`` it is 1 wherever something is left.)"""
 
     k: int | None = _k_field
+    judged_only: bool | None = _judged_field
     code: ClassVar[int] = JUDGED
     name: ClassVar[str] = "Judged"
 
@@ -277,8 +278,10 @@ class NumRel(CountingMeasure):
 
 @attrs.frozen
 class NumRet(CountingMeasure):
-    """The number of documents retrieved for the topic (``num_ret``); summed over topics."""
+    """The number of documents retrieved for the topic (``num_ret``; with ``judged_only``, the judged ones,
+    as under trec_eval's ``-J``); summed over topics."""
 
+    judged_only: bool | None = _judged_field
     code: ClassVar[int] = NUMRET
     name: ClassVar[str] = "NumRet"
     aggregate: ClassVar[str] = "sum"
@@ -290,6 +293,7 @@ class NumRelRet(CountingMeasure):
     summed over topics."""
 
     rel: float | None = _rel_field
+    judged_only: bool | None = _judged_field
     code: ClassVar[int] = NUMRELRET
     name: ClassVar[str] = "NumRelRet"
     aggregate: ClassVar[str] = "sum"

@@ -24,7 +24,7 @@ import pandas as pd
 from . import kernels as K
 from ._latex import tabular
 from .aggregations import ERRAgg
-from .browsing import AP, ERR
+from .browsing import AP, ERR, MAX_CUTOFF
 from .collection import Collection, prepare
 from .counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, CountingMeasure, kind_table
 from .errors import CwlaWarning
@@ -189,10 +189,10 @@ def _gain_tables(metrics, labels, col: Collection):
     for i, (m, label) in enumerate(zip(metrics, labels)):
         if m.gain not in cache:
             cache[m.gain] = m.gain.table(col.grades, col.max_grade)
-            if n_g and not cache[m.gain].any():
-                warnings.warn(f"{label}: gain map {m.gain} gives every qrels grade "
-                              f"({', '.join(_fmt(g) for g in col.grades)}) gain 0, so every score is 0",
-                              CwlaWarning, stacklevel=4)
+        if n_g and not cache[m.gain].any():
+            warnings.warn(f"{label}: gain map {m.gain} gives every qrels grade "
+                          f"({', '.join(_fmt(g) for g in col.grades)}) gain 0, so every score is 0",
+                          CwlaWarning, stacklevel=4)
         lo[i, :n_g] = hi[i, :n_g] = cache[m.gain]
         hi[i, n_g] = 1.0
     return lo, hi
@@ -207,7 +207,7 @@ def _specs(metrics):
             m.browsing.code,
             m.aggregation.code,
             # a cutoff past H changes nothing
-            (m.cutoff if whole else min(m.cutoff, m.depth)) if m.cutoff is not None else -1,
+            min(m.cutoff, MAX_CUTOFF if whole else m.depth) if m.cutoff is not None else -1,
             -1 if whole else m.depth,
             int(m.stop),
         )
@@ -234,7 +234,7 @@ def _level_tables(measures, col: Collection):
     for q, m in enumerate(measures):
         cspec[q, C_CODE] = m.code
         cspec[q, C_LEVEL] = row[m.level]
-        cspec[q, C_K] = -1 if m.k is None else m.k
+        cspec[q, C_K] = -1 if m.k is None else min(m.k, MAX_CUTOFF)  # a k past every ranking changes nothing
         cpar[q] = m.fparam
     return cspec, cpar, kinds, n_rel, n_nonrel
 
@@ -383,7 +383,7 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral) or max_docs < 1:
             raise ValueError(f"The 'max_docs' parameter of evaluate must be an integer >= 1 or None. "
                              f"Got {max_docs!r} instead.")
-        col = col.truncated(int(max_docs))
+        col = col.truncated(min(int(max_docs), MAX_CUTOFF))  # past every ranking: no change
     options = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize, judged_only=judged_only)
     Metric(ERR(), ERRAgg(), **options)  # the options are checked even where every metric sets its own
     resolved = [m.resolve(rel=level, **options) for m in parsed]

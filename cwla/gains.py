@@ -115,7 +115,8 @@ class Exponential(GainMap):
 
     def gains(self, grades, max_grade):
         gmax = self.gmax if self.gmax is not None else max(max_grade, 0.0)
-        return (np.exp2(np.maximum(grades, 0.0)) - 1.0) / np.exp2(gmax)
+        with np.errstate(over="ignore"):  # 2^gmax past float range: every gain 0 (and a warning about that)
+            return (np.exp2(np.maximum(grades, 0.0)) - 1.0) / np.exp2(gmax)
 
     def __str__(self):
         return "exponential" if self.gmax is None else f"exponential(gmax={_fmt(self.gmax)})"

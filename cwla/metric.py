@@ -34,6 +34,7 @@ def _optional_positive_int(name, accepted="an integer >= 1 or None"):
         if value is not None and value < 1:
             raise ValueError(f"'{name}' of a metric must be {accepted}: {value}")
 
+
     return convert, validate
 
 

@@ -299,8 +299,9 @@ def _record_fields(item) -> tuple:
     fields = getattr(type(item), "_fields", None)
     if fields is not None:
         return tuple(fields)
-    if isinstance(item, (str, bytes, Mapping, tuple, list)) or item is None:
-        return ()
+    if isinstance(item, (str, bytes, Mapping, tuple, list, pd.DataFrame, pd.Series)) or item is None \
+            or callable(getattr(item, "to_dict", None)):
+        return ()  # a run or a qrels (a frame, a ranx object), not one record of it
     return tuple(n for n in _TOPIC_NAMES + _DOCNO_NAMES + ("relevance", "grade", "label", "score", "rank")
                  if hasattr(item, n))
 
@@ -600,12 +601,13 @@ def _read_frame(frame: pd.DataFrame, fmt: _Format) -> pd.DataFrame:
     if frame.empty:
         raise InputError(f"{what} is empty: no rows (expected columns {fmt.accepted_columns})")
     labels = frame.index
-
-    def where(i: int) -> str:
-        return f"{what}, row {_show(labels[i])}"
+    by_position = not labels.is_unique  # e.g. after pd.concat: name rows by their position instead
 
     def short(i: int) -> str:
-        return f"row {_show(labels[i])}"
+        return f"row {i} (by position)" if by_position else f"row {_show(labels[i])}"
+
+    def where(i: int) -> str:
+        return f"{what}, {short(i)}"
 
     columns = {role: frame[name] for role, name in chosen.items()}
     return _validate(columns, dict(chosen), fmt, where, short)

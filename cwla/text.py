@@ -430,7 +430,7 @@ _NAMED_MEASURES = {
                 examples=("Rprec", "Rprec(rel=2)"), follows="trec_eval Rprec"),
     "Bpref": _Named(lambda p: Bpref(rel=p.get("rel")), ("rel",), at=None,
                 examples=("Bpref", "Bpref(rel=2)"), follows="trec_eval bpref"),
-    "Judged": _Named(lambda p: Judged(p.get("cutoff")), ("cutoff",),
+    "Judged": _Named(lambda p: Judged(p.get("cutoff"), judged_only=_judged_only(p)), ("cutoff", "judged_only"),
                 examples=("Judged@10", "Judged"), follows="ir_measures Judged"),
     "SetP": _Named(lambda p: SetP(rel=p.get("rel"), judged_only=_judged_only(p), relative=p.get("relative", False)),
                    ("rel", "relative", "judged_only"), at=None,
@@ -448,9 +448,11 @@ _NAMED_MEASURES = {
                 examples=("IPrec@0.5",), follows="trec_eval 9.0.x iprec_at_recall_x"),
     "NumRel": _Named(lambda p: NumRel(rel=p.get("rel")), ("rel",), at=None,
                 examples=("NumRel", "NumRel(rel=2)"), follows="trec_eval num_rel"),
-    "NumRet": _Named(lambda p: NumRelRet(rel=p["rel"]) if "rel" in p else NumRet(), ("rel",), at=None,
+    "NumRet": _Named(lambda p: NumRelRet(rel=p["rel"], judged_only=_judged_only(p)) if "rel" in p
+                     else NumRet(judged_only=_judged_only(p)), ("rel", "judged_only"), at=None,
                 examples=("NumRet", "NumRet(rel=1)"), follows="trec_eval num_ret, num_rel_ret"),
-    "NumRelRet": _Named(lambda p: NumRelRet(rel=p.get("rel")), ("rel",), at=None,
+    "NumRelRet": _Named(lambda p: NumRelRet(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"),
+                        at=None,
                 examples=("NumRelRet",), follows="trec_eval num_rel_ret"),
     "NumQ": _Named(lambda p: NumQ(), (), at=None,
                 examples=("NumQ",), follows="trec_eval num_q"),
@@ -515,9 +517,18 @@ _TREC = {
     "success": ("Success", "cutoff"), "Rprec": ("Rprec", None), "bpref": ("Bpref", None),
     "num_rel": ("NumRel", None), "num_ret": ("NumRet", None), "num_rel_ret": ("NumRelRet", None),
     "num_q": ("NumQ", None), "set_P": ("SetP", None), "set_relative_P": ("SetRelP", None),
-    "set_recall": ("SetR", None), "set_F": ("SetF", None), "set_map": ("SetAP", None),
+    "set_recall": ("SetR", None), "set_F": ("SetF", "beta"), "set_map": ("SetAP", None),
     "iprec_at_recall": ("IPrec", "recall"),
 }
+
+#: trec_eval measures whose parameter may be left out (set_F: beta 1)
+_TREC_OPTIONAL_PARAM = {"set_F"}
+
+#: trec_eval's measures that cwla does not compute (named so that asking for one says so)
+TREC_UNSUPPORTED = ("runid", "gm_map", "gm_bpref", "infAP", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
+                    "ndcg_rel", "Rndcg", "relative_P", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
+                    "relstring", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "set_relative_P_avgjg",
+                    "prefs_num_prefs_poss", "dcg", "ideal_dcg")
 
 #: trec_eval's order of its measures (its measure table), the order of its output lines
 TREC_ORDER = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
@@ -559,7 +570,7 @@ def trec_name(text: str) -> str | None:
     if m is None:
         return None
     name, param, gains = m
-    if param is None and _TREC[name][1] is not None:
+    if param is None and _TREC[name][1] is not None and name not in _TREC_OPTIONAL_PARAM:
         return None
     if gains:
         return f"ndcg_{gains}"
@@ -567,6 +578,8 @@ def trec_name(text: str) -> str | None:
         return name
     if name == "iprec_at_recall":
         return f"{name}_{float(param):.2f}"
+    if name == "set_F":
+        return f"{name}_{param}"  # trec_eval prints a double parameter as given
     return f"{name}_{int(float(param))}"
 
 
@@ -596,14 +609,14 @@ def expand_trec_names(text: str) -> list[str]:
 def _trec(parser, text: str):
     name, param, gains = _trec_match(text)
     irm, at = _TREC[name]
-    if at is not None and param is None:
+    if at is not None and param is None and name not in _TREC_OPTIONAL_PARAM:
         parser.fail(f"{name} needs a parameter: {name}_{'x' if at == 'recall' else 'k'} or {name}.k (e.g. "
                     f"{trec_name(name + '.' + str(TREC_DEFAULT_CUTOFFS[name][1]))}); the command line's "
                     f"-m {name} gives trec_eval's defaults {', '.join(map(_fmt, TREC_DEFAULT_CUTOFFS[name]))}", 0)
     params = {}
-    if at is not None:
+    if at is not None and param is not None:
         value = float(param)
-        params[at] = value if at == "recall" else int(value)  # trec_eval reads ndcg_cut.23.4 as 23
+        params[at] = int(value) if at == "cutoff" else value  # trec_eval reads ndcg_cut.23.4 as 23
         if at == "cutoff" and params[at] < 1:
             parser.fail(f"cutoff must be an integer >= 1, got {param}", 0)
     if gains:
@@ -627,11 +640,42 @@ def _chen_sakai(parser, tok):
     if model_cls is None or agg_cls is None or "_" in agg_name:
         parser.fail(
             f"{tok[1]!r} is not a Chen & Sakai name MODEL_AGGREGATION (models: {', '.join(BROWSING_MODELS)}; "
-            f"aggregations: {', '.join(AGGREGATIONS)}) nor a trec_eval name",
+            f"aggregations: {', '.join(AGGREGATIONS)}) nor a trec_eval name{_suggestion(parser, tok)}",
             tok[2],
         )
     model = CHEN_SAKAI_DEFAULTS[model_cls.__name__]
     return Metric(model, agg_cls())
+
+
+_SUGGESTING = []  # a suggestion is checked by parsing it, which must not suggest in turn
+
+
+def _suggestion(parser, tok) -> str:
+    """`` (did you mean ...?)`` for a name close to one cwla knows, if that parses (``ndcg@10``: ``nDCG@10``;
+    ``map@10``: ``AP@10``, trec_eval's map in ir_measures' names; ``mrr``: ``MRR``), else nothing."""
+    import difflib
+
+    if _SUGGESTING:
+        return ""
+    rest = parser.text[tok[2] + len(tok[1]):].strip()
+    names = list(_NAMED_MEASURES) + list(_NAMED_ALIASES)
+    candidates = []
+    if tok[1] in _TREC:
+        candidates.append(_TREC[tok[1]][0] + rest)  # trec_eval's name in ir_measures' words
+    candidates += [n + rest for n in names if n.lower() == tok[1].lower()]
+    candidates += [n + rest for n in difflib.get_close_matches(tok[1], names + list(_TREC), n=3, cutoff=0.75)]
+    good = []
+    _SUGGESTING.append(True)
+    try:
+        for candidate in dict.fromkeys(candidates):
+            try:
+                parse_metric(candidate)
+                good.append(candidate)
+            except MetricSyntaxError:
+                pass
+    finally:
+        _SUGGESTING.pop()
+    return f" (did you mean {' or '.join(map(repr, good[:2]))}?)" if good else ""
 
 
 def parse_metric(text: str) -> Metric | CountingMeasure:
@@ -658,6 +702,10 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
         parser.fail("empty text")
     if _trec_match(text) is not None:
         return _trec(parser, text)
+    unsupported = re.match(r"(" + "|".join(map(re.escape, TREC_UNSUPPORTED)) + r")(?:[._].*)?\Z", text.strip())
+    if unsupported:
+        parser.fail(f"{unsupported.group(1)!r} is a trec_eval measure that cwla does not compute (it computes "
+                    f"{', '.join(_TREC)})", 0)
     tok, args = parser.part()
     if parser.peek("+"):
         parser.take("+")
@@ -665,12 +713,12 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
         metric = Metric(_model(parser, tok, args), _aggregation(parser, agg_tok, agg_args))
     elif _NAMED_ALIASES.get(tok[1], tok[1]) in _NAMED_MEASURES:
         metric = _named(parser, tok, args)
-    elif "_" in tok[1] and not args:
+    elif "_" in tok[1] and not args and not parser.peek("@"):
         metric = _chen_sakai(parser, tok)
     else:
         parser.fail(
-            f"{tok[1]!r} is not a metric name; write MODEL+AGGREGATION (models: {', '.join(BROWSING_MODELS)}; "
-            f"aggregations: {', '.join(AGGREGATIONS)}) or an ir_measures name "
+            f"{tok[1]!r} is not a metric name{_suggestion(parser, tok)}; write MODEL+AGGREGATION (models: "
+            f"{', '.join(BROWSING_MODELS)}; aggregations: {', '.join(AGGREGATIONS)}) or an ir_measures name "
             f"({', '.join(list(_NAMED_MEASURES) + list(_NAMED_ALIASES))})",
             tok[2],
         )

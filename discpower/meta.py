@@ -138,7 +138,8 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
             raise DiscpowerError("meta_evaluate: no metrics given (e.g. cwla.chen_sakai_metrics())")
         ev = evaluate(qrels, runs, metrics, **options)
     if n_splits and len(ev.labels) < 2:
-        raise DiscpowerError("split-half consistency compares metrics: give at least 2 metrics, or n_splits=0")
+        raise DiscpowerError("split-half consistency compares metrics: give at least 2 metrics, or no splits "
+                             "(n_splits=0; on the command line --splits 0)")
     if len(ev.runs) < 5:
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
                              f"n > 4); got {len(ev.runs)}")

@@ -47,13 +47,13 @@ def ir_measures_table() -> str:
 
 def trec_eval_table() -> str:
     rows = []
+    forms = {None: "`{0}`", "cutoff": "`{0}_k`, `{0}.k`", "recall": "`{0}_x`", "beta": "`{0}`, `{0}.beta`"}
     for name, (irm, at) in text._TREC.items():
-        if at is None:
-            example = name
+        if name in text.TREC_DEFAULT_CUTOFFS:
+            example = text.trec_name(f"{name}.{text.TREC_DEFAULT_CUTOFFS[name][1]}")
         else:
-            default = text.TREC_DEFAULT_CUTOFFS[name][1]
-            example = text.trec_name(f"{name}.{default}")
-        form = f"`{name}`" if at is None else f"`{name}_k`, `{name}.k`" if at == "cutoff" else f"`{name}_x`"
+            example = name
+        form = forms[at].format(name)
         rows.append(f"| {form} | `{irm}` | {_cell(example)} | {_meaning(example)} |")
     rows.append(f"| `ndcg.g=v,...` | `nDCG(gains=...)` | `ndcg.1=3,2=9,4=4.5` | {_meaning('ndcg.1=3,2=9,4=4.5')} |")
     return "| trec_eval | ir_measures | example | C/W/L/A meaning (canonical text) |\n|---|---|---|---|\n" + \

@@ -4,7 +4,8 @@
 
 For each collection: the rankings whose sequence of grades differs between ties="float32" (trec_eval 9.x,
 pytrec_eval, NIST's official results) and ties="float64" (trec_eval >= 10), and the largest effect on
-map (binary, level 2) and nDCG@10, per topic and on a run's mean.
+map (binary, at relevance levels 1 and 2), nDCG@10 and nDCG over the whole ranking, per topic and on a
+run's mean.
 """
 
 from __future__ import annotations
@@ -32,14 +33,14 @@ def main() -> None:
                                         double.codes[double.starts[c]:double.starts[c] + double.lengths[c]])]
         n_topics = len(single.topics)
         run_names = sorted({single.runs[c // n_topics] for c in differ})
-        metrics = ["map", "nDCG@10"]
-        a, b = cwla.evaluate(single, metrics=metrics, rel=2), cwla.evaluate(double, metrics=metrics, rel=2)
+        metrics = {"map (level 1)": "map", "map (level 2)": "AP(rel=2)", "nDCG@10": "nDCG@10", "nDCG": "nDCG"}
+        a, b = cwla.evaluate(single, metrics=metrics), cwla.evaluate(double, metrics=metrics)
         per_topic = np.abs(a.values - b.values).max(axis=(1, 2))
         means = np.abs(a.values.mean(axis=2) - b.values.mean(axis=2)).max(axis=1)
         print(f"{name}: {len(differ)} of {len(single.lengths)} rankings ({len(run_names)} of {len(runs)} runs: "
-              f"{', '.join(run_names)}) change their grade sequence; largest change per topic: map "
-              f"{per_topic[0]:.2g}, nDCG@10 {per_topic[1]:.2g}; of a run's mean: map {means[0]:.2g}, "
-              f"nDCG@10 {means[1]:.2g}")
+              f"{', '.join(run_names)}) change their grade sequence; largest change per topic / of a run's mean:")
+        for label, topic_change, mean_change in zip(metrics, per_topic, means):
+            print(f"  {label:<14} {topic_change:.2g} / {mean_change:.2g}")
 
 
 if __name__ == "__main__":

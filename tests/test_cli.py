@@ -214,10 +214,22 @@ def test_notes_for_options_a_measure_does_not_take(capsys, files):
     assert "--gain linear:3 not applied to 'P@10' (sets gain itself)" in err
 
 
+def test_notes_for_the_level_and_judged_only(capsys, files):
+    qrels, runs = files
+    code, _, err = run_cli(capsys, "eval", qrels, runs[0], "-l", "2", "-J", "-m", "P(rel=1)@10", "-m", "map",
+                           "-m", "nDCG@10", "-m", "Rprec(rel=1)", "-m", "RR(judged_only=False)")
+    assert code == 0
+    assert "-l 2 not applied to 'P(rel=1)@10', 'Rprec(rel=1)' (set rel itself)" in err
+    assert "-l 2 not applied to 'nDCG@10' (graded gains: no relevance level)" in err
+    assert "-J not applied to 'RR(judged_only=False)' (sets judged_only itself)" in err
+    assert "'map'" not in err
+
+
 @pytest.mark.parametrize("flags, message", [
-    (["-l", "0"], "-l must be a number > 0"),
+    (["-l", "0"], "-l must be a finite number > 0"),
+    (["-l", "inf"], "-l must be a finite number > 0"),
     (["-M", "0"], "-M must be an integer >= 1, got 0"),
-    (["-l", "2", "--gain", "binary:3"], "the relevance level rel=2 contradicts gain=binary(threshold=3)"),
+    (["-l", "2", "--gain", "binary:3"], "-l 2 contradicts --gain binary:3: give one of them"),
     (["-m", "P"], None),  # a bare -m P is trec_eval's default cutoffs, not an error
 ])
 def test_trec_eval_flag_errors(capsys, files, flags, message):
@@ -336,9 +348,11 @@ def test_bad_cutoff(capsys, files):
     assert_error(*run_cli(capsys, "eval", qrels, runs[0], "--cutoff", "0"), "--cutoff must be an integer >= 1, got 0")
 
 
-def test_duplicate_metrics(capsys, files):
+def test_a_metric_asked_twice_is_evaluated_once(capsys, files):
+    # as trec_eval does with -m map -m map
     qrels, runs = files
-    assert_error(*run_cli(capsys, "eval", qrels, runs[0], "-m", "AP", "-m", "AP"), "must be distinct")
+    _, out, _ = run_cli(capsys, "eval", qrels, runs[0], "-m", "AP", "-m", "AP", "-m", "P.5,10", "-m", "P_10")
+    assert table(out)["metric"].tolist() == ["AP", "P_5", "P_10"]
 
 
 def test_usage_errors_exit_2(capsys):

@@ -121,6 +121,11 @@ def test_max_docs_cuts_every_ranking_before_anything_is_measured():
     top3 = cwla.evaluate(qrels, {"r": run.iloc[:3]}, names).values[:, 0, 0]
     np.testing.assert_allclose(cut, top3)
     assert cut[0] == 3
+    # a -M past every ranking changes nothing, however large
+    np.testing.assert_array_equal(cwla.evaluate(qrels, {"r": run}, names, max_docs=10**30).values,
+                                  cwla.evaluate(qrels, {"r": run}, names).values)
+    huge = cwla.evaluate(qrels, {"r": run}, ["R@100000000000000000000", "AP@100000000000000000000"]).values
+    np.testing.assert_array_equal(huge, cwla.evaluate(qrels, {"r": run}, ["SetR", "map"]).values)
     # not a cutoff: map with -M 3 is map_cut_3 here, but P@10 keeps its denominator 10
     assert cut[2] == pytest.approx(2 / 10)
 

@@ -64,6 +64,10 @@ def test_pyterrier_frames(trec):
     qrels, results = _pyterrier_frames(q_path, run_paths)
     one = [r.drop(columns=["name"]) for r in results]
     _same(cwla.evaluate(qrels, dict(zip(expected.runs, one)), METRICS), expected)
+    # a list of frames is a list of runs (a frame is never taken for one record of a run)
+    listed = cwla.evaluate(qrels, one, METRICS)
+    assert listed.runs == tuple(f"run{i + 1}" for i in range(len(one)))
+    np.testing.assert_array_equal(listed.values, expected.values)
     # one frame with a system column: several runs, in order of first appearance
     _same(cwla.evaluate(qrels, pd.concat(results, ignore_index=True), METRICS), expected)
     both = pd.concat(results, ignore_index=True).rename(columns={"name": "system"})
@@ -107,6 +111,14 @@ def test_real_ranx_objects_if_installed(trec):
     for run, name in zip(runs, expected.runs):
         run.name = name
     _same(cwla.evaluate(qrels, runs, METRICS), expected)
+
+
+def test_a_run_dict_whose_first_topic_is_empty_is_one_run():
+    qrels = {"1": {"d1": 1}, "2": {"d3": 1}}
+    ev = cwla.evaluate(qrels, {"1": {}, "2": {"d3": 1.0}}, ["P@1"])
+    assert ev.runs == ("run",) and ev.values[0, 0].tolist() == [0.0, 1.0]
+    named = cwla.evaluate(qrels, {"a": {"1": {}, "2": {"d3": 1.0}}, "b": {"1": {"d1": 1.0}}}, ["P@1"])
+    assert named.runs == ("a", "b") and named.values[0].tolist() == [[0.0, 1.0], [1.0, 0.0]]
 
 
 def test_unaccepted_shapes_list_the_accepted_ones():

@@ -111,6 +111,7 @@ def test_every_gain_map_prints_and_parses_back(gain):
     ("num_rel", NumRel()), ("num_ret", NumRet()), ("num_rel_ret", NumRelRet()), ("num_q", NumQ()),
     ("set_P", SetP()), ("set_relative_P", SetP(relative=True)), ("set_recall", Recall(None)), ("set_F", SetF()),
     ("set_map", SetAP()), ("iprec_at_recall_0.10", IPrec(0.1)), ("iprec_at_recall.0.5", IPrec(0.5)),
+    ("set_F.0.5", SetF(beta=0.5)), ("set_F_2", SetF(beta=2)),
 ])
 def test_parse(text, expected):
     assert parse_metric(text) == expected
@@ -155,6 +156,8 @@ def test_constant_metric_warns_and_scores_a_constant():
     ("RBP(q=1)+ERG", "RBP has no parameter 'q' (accepted: p)"),
     ("P@", "expected a cutoff after '@', found end of text"),
     ("P@0", "cutoff must be an integer >= 1, got 0"),
+    ("P@99999999999999999999", "'k' of Precision must be an integer in [1, 1,000,000]"),
+    ("P_99999999999999999999", "'k' of Precision must be an integer in [1, 1,000,000]"),
     ("P@2.5", "cutoff must be an integer >= 1, got 2.5"),
     ("P", "P needs a parameter: P_k or P.k (e.g. P_10)"),
     ("P(rel=2)", "P needs a cutoff: P@k (e.g. P@10)"),
@@ -175,6 +178,13 @@ def test_constant_metric_warns_and_scores_a_constant():
     ("SetF(beta=0)", "'beta' of SetF must be > 0: 0"),
     ("IPrec@1.5", "'recall' of IPrec must be in [0, 1]: 1.5"),
     ("map_cut", "map_cut needs a parameter: map_cut_k or map_cut.k (e.g. map_cut_10)"),
+    ("gm_map", "'gm_map' is a trec_eval measure that cwla does not compute (it computes map, map_cut, P, "),
+    ("relative_P.10", "'relative_P' is a trec_eval measure that cwla does not compute"),
+    ("map@10", "'map' is not a metric name (did you mean 'AP@10' or 'MAP@10'?)"),
+    ("ndcg@10", "(did you mean 'nDCG@10' or 'NDCG@10'?)"),
+    ("recip_rank@10", "(did you mean 'RR@10'?)"),
+    ("mrr", "(did you mean 'MRR'?)"),
+    ("Precison@10", "(did you mean 'Precision@10'?)"),
     ("foo", "'foo' is not a metric name"),
     ("RBP_XYZ", "'RBP_XYZ' is not a Chen & Sakai name"),
     ("RBP(p=0.8)+ERG[cutoff=0]", "'cutoff' of a metric must be an integer >= 1 or None: 0"),
@@ -207,7 +217,7 @@ def test_metric_values_validate_their_fields():
         Metric(RBP(), ERG(), normalize="max")
     with pytest.raises(TypeError, match="'stop' of a metric must be True, False or None"):
         Metric(RBP(), ERG(), stop="yes")
-    with pytest.raises(ValueError, match="'k' of Precision must be an integer >= 1: 0"):
+    with pytest.raises(ValueError, match=r"'k' of Precision must be an integer in \[1, 1,000,000\]: 0"):
         Precision(0)
     with pytest.raises(ValueError, match="'R' of AP must be 'qrels' or 'retrieved'"):
         AP("all")

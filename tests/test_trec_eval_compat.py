@@ -125,3 +125,20 @@ def test_cli_prints_what_trec_eval_prints_on_the_dl_runs(collection):
             for i, m in enumerate(["map", "P_10", "ndcg_cut_10", "recip_rank", "Rprec", "bpref"]):
                 for t, topic in enumerate(ev.topics):
                     assert abs(ev.values[i, 0, t] - ref[topic][m]) < 1e-12
+
+
+def test_judged_only_is_trec_evals_minus_j_for_every_measure():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    root = shared_path(*FIXTURES)
+    names = ["num_ret", "num_rel_ret", "map", "P_10", "Rprec", "recall_100", "set_P", "set_F", "recip_rank",
+             "ndcg_cut_10", "success_5", "iprec_at_recall_0.50"]
+    with open(root / "qrels.test") as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    with open(root / "results.test") as fh:
+        run = pytrec_eval.parse_run(fh)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, set(names), judged_docs_only_flag=True).evaluate(run)
+    ev = cwla.evaluate(root / "qrels.test", root / "results.test", names, judged_only=True)
+    for i, name in enumerate(names):
+        for t, topic in enumerate(ev.topics):
+            assert ev.values[i, 0, t] == pytest.approx(ref[topic][name], abs=1e-12), (name, topic)
+    assert ev.values[0, 0].tolist() == [259, 264, 215]  # num_ret counts the judged documents
