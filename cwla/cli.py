@@ -334,14 +334,15 @@ def _option_notes(given: dict, parsed, labels) -> list[str]:
         own = [label for label, m in cwl if getattr(m, option) is not None
                and not (binary and m.gain == Binary())]
         other = [label for label, m in zip(labels, parsed) if isinstance(m, CountingMeasure) and not binary]
-        shown = "" if option == "stop" else f" {value}"
-        if own:
-            lines.append(f"{PROG}: note: --{option}{shown} not applied to {', '.join(map(repr, own))} "
-                         f"(set{'s' if len(own) == 1 else ''} {option} itself)")
-        if other:
-            lines.append(f"{PROG}: note: --{option}{shown} not applied to {', '.join(map(repr, other))} "
-                         f"(not C/W/L/A metrics: they have no {option})")
+        flag = f"--{option}" + ("" if option == "stop" else f" {value}")
+        lines += _not_applied(flag, own, f"set{'s' if len(own) == 1 else ''} {option} itself")
+        lines += _not_applied(flag, other, f"not C/W/L/A metrics: they have no {option}")
     return lines
+
+
+def _not_applied(flag: str, labels: list, why: str) -> list[str]:
+    """The note that ``flag`` does not reach the measures ``labels`` (none if there are none), and why."""
+    return [f"{PROG}: note: {flag} not applied to {', '.join(map(repr, labels))} ({why})"] if labels else []
 
 
 def _level_notes(flag, option, value, gain_text, parsed, labels) -> list[str]:
@@ -366,16 +367,9 @@ def _level_notes(flag, option, value, gain_text, parsed, labels) -> list[str]:
             own.append(label)
         elif not (m.gain == Binary() or (m.gain is None and isinstance(gain, Binary))):
             graded.append(label)
-    shown = "" if option == "judged_only" else f" {_number(value)}"
-    what = "rel" if option == "rel" else "judged_only"
-    lines = []
-    if own:
-        lines.append(f"{PROG}: note: {flag}{shown} not applied to {', '.join(map(repr, own))} "
-                     f"(set{'s' if len(own) == 1 else ''} {what} itself)")
-    if graded:
-        lines.append(f"{PROG}: note: {flag}{shown} not applied to {', '.join(map(repr, graded))} "
-                     f"(graded gains: no relevance level)")
-    return lines
+    shown = flag if option == "judged_only" else f"{flag} {_number(value)}"
+    return (_not_applied(shown, own, f"set{'s' if len(own) == 1 else ''} {option} itself")
+            + _not_applied(shown, graded, "graded gains: no relevance level"))
 
 
 def _number(x: float) -> str:
