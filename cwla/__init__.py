@@ -15,7 +15,8 @@ from ._version import __version__
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import AP, DCG, ERR, INST, RBP, BrowsingModel, Precision
 from ._numba import cache_dir
-from .collection import Collection, RunSet, prepare, read_runs
+from .collection import Collection, Judgements, prepare
+from .runset import RunSet, read_runs
 from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP,
                        SetF, SetP)
 from .errors import ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError
@@ -37,7 +38,7 @@ __all__ = [
     "NumRel", "NumRet", "NumRelRet", "NumQ", "counting",
     "Metric", "DEFAULTS", "parse_metric",
     "all_combinations", "chen_sakai_metrics", "chen_sakai_names", "chen_sakai_grid", "chen_sakai_paper_grid",
-    "read_qrels", "read_run", "run_name", "prepare", "Collection", "read_runs", "RunSet", "evaluate", "Evaluation",
+    "read_qrels", "read_run", "run_name", "prepare", "Collection", "read_runs", "RunSet", "Judgements", "evaluate", "Evaluation",
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
     "warmup", "cache_dir", "synthetic", "__version__",
 ]

@@ -1,11 +1,9 @@
-"""Numba kernels of :func:`cwla.prepare`: order each (run, topic) cell and join it with the qrels.
+"""Numba kernels of :func:`cwla.read_runs` and :func:`cwla.prepare`.
 
-Docnos travel as fixed-width big-endian integer keys (see :mod:`cwla._tokenize`),
-so comparing keys chunk by chunk is comparing docnos bytewise, like trec_eval's
-``strcmp``. Per cell the documents are sorted by docno; that order finds
-duplicated docnos and merges with the topic's judged documents (sorted the same
-way) to get grade codes. A second sort gives trec_eval's ranking: score
-descending, ties by docno descending.
+:func:`order_cells` puts each (run, topic) ranking in trec_eval's order, the one
+place that order is defined: score descending, ties broken by docno descending,
+docnos compared bytewise (trec_eval's ``strcmp``). :func:`join_run` looks each
+ranked document up among its topic's judgements and writes its grade code.
 """
 
 from __future__ import annotations
@@ -13,18 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from ._docnos import compare
 from ._numba import jit
 
-__all__ = ["group_by_cell", "organise_cells", "sort_rows", "trec_order"]
-
-
-def trec_order(cells: np.ndarray, scores: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """The permutation that sorts rows by cell, then trec_eval's order within each cell: score
-    (float32) descending, then docno descending (``keys`` from :func:`cwla._tokenize.field_keys`;
-    ``~key`` reverses uint64 order). A vectorised twin of the per-cell sort in :func:`organise_cells`
-    for callers that need the order of many rows at once."""
-    scores = np.asarray(scores, dtype=np.float32)
-    return np.lexsort(tuple(~keys[:, j] for j in range(keys.shape[1] - 1, -1, -1)) + (-scores, cells))
+__all__ = ["group_by_cell", "first_duplicate", "order_cells", "remap", "join_run"]
 
 
 @jit()
@@ -45,31 +35,40 @@ def group_by_cell(cells, n_cells):
 
 
 @jit()
-def _compare(keys_a, a, keys_b, b):
-    """-1, 0 or 1 as row a of keys_a is below, equal to or above row b of keys_b."""
-    for j in range(keys_a.shape[1]):
-        if keys_a[a, j] < keys_b[b, j]:
-            return -1
-        if keys_a[a, j] > keys_b[b, j]:
-            return 1
-    return 0
+def first_duplicate(idx, starts, lengths, doc_ids, n_docs):
+    """A row whose document appears earlier in the same cell, or -1 (one pass, a mark per document)."""
+    mark = np.full(n_docs, -1, dtype=np.int64)
+    for c in range(starts.shape[0]):
+        for k in range(starts[c], starts[c] + lengths[c]):
+            d = doc_ids[idx[k]]
+            if mark[d] == c:
+                return idx[k]
+            mark[d] = c
+    return -1
 
 
 @jit()
-def _before(a, b, by_score, scores, keys):
-    """True when row a sorts strictly before row b: by key ascending, or (``by_score``)
-    by score descending, then key descending (trec_eval's order)."""
-    if by_score:
-        if scores[a] != scores[b]:
-            return scores[a] > scores[b]
-        return _compare(keys, a, keys, b) > 0
-    return _compare(keys, a, keys, b) < 0
+def _before(a, b, scores, doc_ids, blob, offsets):
+    """Row a ranks strictly before row b in trec_eval's order: higher score, or the same score and the
+    bytewise greater docno (the documents of a cell are distinct, so the order is total)."""
+    if scores[a] != scores[b]:
+        return scores[a] > scores[b]
+    da, db = doc_ids[a], doc_ids[b]
+    return compare(blob, offsets[da], offsets[da + 1], blob, offsets[db], offsets[db + 1]) > 0
 
 
 @jit()
-def sort_rows(rows, by_score, scores, keys):
-    """``rows`` sorted stably (bottom-up merge sort; a plain loop keeps numba's compile time small)."""
+def _sort_rows(rows, scores, doc_ids, blob, offsets):
+    """``rows`` in trec_eval order (bottom-up merge sort, skipped when the rows are in order already,
+    as most run files list them; a plain loop keeps numba's compile time small)."""
     n = rows.shape[0]
+    in_order = True
+    for k in range(1, n):
+        if not _before(rows[k - 1], rows[k], scores, doc_ids, blob, offsets):
+            in_order = False
+            break
+    if in_order:
+        return rows
     src = rows.copy()
     dst = np.empty_like(src)
     width = 1
@@ -78,7 +77,7 @@ def sort_rows(rows, by_score, scores, keys):
             mid, hi = min(lo + width, n), min(lo + 2 * width, n)
             i, j = lo, mid
             for k in range(lo, hi):
-                if j < hi and (i >= mid or _before(src[j], src[i], by_score, scores, keys)):
+                if j < hi and (i >= mid or _before(src[j], src[i], scores, doc_ids, blob, offsets)):
                     dst[k] = src[j]
                     j += 1
                 else:
@@ -90,37 +89,41 @@ def sort_rows(rows, by_score, scores, keys):
 
 
 @jit(parallel=True)
-def organise_cells(idx, starts, lengths, n_topics, scores, keys, q_keys, q_starts, q_lengths, q_codes,
-                   unjudged, trec_order, row_codes, out_codes, out_dup):
-    """Rank every cell and look up its grade codes.
-
-    ``out_codes[starts[c] + k]`` is the grade code of the k-th ranked document of
-    cell c (``unjudged`` if not in the qrels); ``out_dup[c]`` is a row index of a
-    docno that appears twice in cell c, or -1. ``row_codes`` is scratch space, one
-    entry per row (each row belongs to one cell, so threads never share an entry).
-    """
+def order_cells(idx, starts, lengths, scores, doc_ids, blob, offsets, out):
+    """``out[starts[c]:starts[c] + lengths[c]]``: the rows of cell c (``idx``, grouped by cell) in
+    trec_eval order; ``blob``/``offsets`` hold the docno of each ``doc_ids`` value."""
     for c in prange(starts.shape[0]):
         s, n = starts[c], lengths[c]
-        out_dup[c] = -1
-        if n == 0:
-            continue
-        rows = idx[s:s + n]
-        asc = sort_rows(rows, False, scores, keys)
-        for k in range(1, n):
-            if _compare(keys, asc[k - 1], keys, asc[k]) == 0:
-                out_dup[c] = asc[k]
-                break
-        # merge with the topic's judged documents, both in ascending key order
-        t = c % n_topics
-        qs, qn = q_starts[t], q_lengths[t]
-        i = 0
-        for k in range(n):
-            while i < qn and _compare(q_keys, qs + i, keys, asc[k]) < 0:
-                i += 1
-            code = unjudged
-            if i < qn and _compare(q_keys, qs + i, keys, asc[k]) == 0:
-                code = q_codes[qs + i]
-            row_codes[asc[k]] = code
-        ranked = sort_rows(rows, True, scores, keys) if trec_order else rows
-        for k in range(n):
-            out_codes[s + k] = row_codes[ranked[k]]
+        if n > 0:
+            out[s:s + n] = _sort_rows(idx[s:s + n], scores, doc_ids, blob, offsets)
+
+
+@jit()
+def remap(ids, mapping):
+    """``ids[k] = mapping[ids[k]]`` in place."""
+    for k in range(ids.shape[0]):
+        ids[k] = mapping[ids[k]]
+
+
+@jit(parallel=True)
+def join_run(doc_ids, run_starts, run_lengths, q_starts, q_docs, q_codes, unjudged, out, out_starts):
+    """Grade codes of one run's rankings.
+
+    For each qrels topic t whose ranking is ``doc_ids[run_starts[t]:run_starts[t] + run_lengths[t]]``,
+    ``out[out_starts[t] + k]`` is the grade code of its k-th document: found by binary search among
+    the topic's judged documents ``q_docs[q_starts[t]:q_starts[t + 1]]`` (ascending ids, codes
+    ``q_codes``), ``unjudged`` if absent.
+    """
+    for t in prange(run_starts.shape[0]):
+        lo0, hi0 = q_starts[t], q_starts[t + 1]
+        s, o = run_starts[t], out_starts[t]
+        for k in range(run_lengths[t]):
+            d = doc_ids[s + k]
+            lo, hi = lo0, hi0
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if q_docs[mid] < d:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[o + k] = q_codes[lo] if lo < hi0 and q_docs[lo] == d else unjudged

@@ -1,10 +1,11 @@
-"""Qrels and runs turned into arrays once, for every metric and every meta-evaluation.
+"""Qrels and runs joined into arrays, for every metric and every meta-evaluation.
 
-:func:`prepare` reads the qrels and the runs, orders each run's documents per
-topic as trec_eval does (score descending, ties broken by docno descending;
-scores compared in trec_eval's single precision) and joins them with the qrels.
-The result, a :class:`Collection`, holds one flat array of grade codes in
-rank order and the offsets of every (run, topic) cell. No string reaches a kernel.
+:func:`prepare` reads the qrels (a :class:`Judgements`), reads the runs once into a
+:class:`cwla.RunSet` (unless given one) and joins the two: each ranked document's
+docno id is looked up among its topic's judgements and becomes a grade code. The
+result, a :class:`Collection`, holds one flat array of grade codes in rank order
+and the offsets of every (run, topic) cell. No string reaches a kernel; joining
+one RunSet with many qrels (candidate qrels, sampled qrels) redoes only the look-ups.
 
 Topic policy (trec_eval ``-c``): every qrels topic is scored; a qrels topic
 missing from a run scores 0; run topics absent from the qrels are ignored.
@@ -13,22 +14,68 @@ Both are counted per run.
 
 from __future__ import annotations
 
-import numbers
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 import numpy as np
 import pandas as pd
 
-from ._join import group_by_cell, organise_cells
-from ._tokenize import field_keys, read_run_arrays
+from ._docnos import strings_of
+from ._join import join_run
 from .errors import CwlaWarning, InputError
-from .readers import SYSTEM_COLUMNS, is_record, read_qrels, read_run, run_name
+from .readers import read_qrels
+from .runset import RunSet, _check_order, _check_ties, read_runs
 
-__all__ = ["Collection", "RunSet", "prepare", "read_runs"]
+__all__ = ["Collection", "Judgements", "prepare", "join"]
+
+#: up to this many distinct grades, :meth:`Collection.judged_sums` multiplies dense count blocks
+DENSE_GRADES = 4096
+
+
+@attrs.frozen(eq=False)
+class Judgements:
+    """Qrels as arrays: per judgement its topic, docno and grade code; and per (topic, grade) the number
+    of judged documents, kept sparse (memory follows the number of judgements, not topics x grades).
+
+    Attributes
+    ----------
+    topics : tuple of str
+        The qrels topics, sorted.
+    grades : ndarray of float64
+        The distinct grades, ascending; grade code g is ``grades[g]``.
+    topic, doc, code : ndarray of int32, one entry per judgement
+        Topic index, index into ``docnos``, grade code.
+    docnos : Strings
+        The distinct judged docnos.
+    count_topic, count_code, count : ndarray of int64
+        The judged documents of topic ``count_topic[i]`` at grade code ``count_code[i]``
+        number ``count[i]``; sorted by topic, then code; only nonzero counts.
+    """
+
+    topics: tuple
+    grades: np.ndarray
+    topic: np.ndarray
+    doc: np.ndarray
+    code: np.ndarray
+    docnos: object
+    count_topic: np.ndarray
+    count_code: np.ndarray
+    count: np.ndarray
+
+    @classmethod
+    def of(cls, qrels) -> "Judgements":
+        """Anything :func:`cwla.read_qrels` accepts (a Judgements is returned as it is)."""
+        if isinstance(qrels, Judgements):
+            return qrels
+        q = read_qrels(qrels)
+        topic, topics = pd.factorize(q["topic"].to_numpy(), sort=True)
+        grades, code = np.unique(q["grade"].to_numpy(np.float64), return_inverse=True)
+        code = code.reshape(-1)
+        doc, docnos = strings_of(q["docno"].to_numpy())
+        pairs, count = np.unique(topic.astype(np.int64) * len(grades) + code, return_counts=True)
+        return cls(topics=tuple(str(t) for t in topics), grades=grades, topic=topic.astype(np.int32), doc=doc,
+                   code=code.astype(np.int32), docnos=docnos, count_topic=pairs // len(grades),
+                   count_code=pairs % len(grades), count=count.astype(np.int64))
 
 
 @attrs.frozen(eq=False)
@@ -48,8 +95,9 @@ class Collection:
         Grade codes of all ranked documents, cell after cell, in rank order.
     starts, lengths : ndarray of int64, shape (n_runs * n_topics,)
         Cell ``r * n_topics + t`` holds ``codes[starts[c]:starts[c] + lengths[c]]``.
-    judged : ndarray of int64, shape (n_topics, n_grades)
-        Number of judged documents of each topic at each grade.
+    count_topic, count_code, count : ndarray of int64
+        Topic ``count_topic[i]`` has ``count[i]`` judged documents of grade code ``count_code[i]``
+        (sorted by topic, then code; see :class:`Judgements`).
     missing_topics : dict
         Run name -> qrels topics that the run does not retrieve for (scored 0).
     ignored_topics : dict
@@ -66,7 +114,9 @@ class Collection:
     codes: np.ndarray
     starts: np.ndarray
     lengths: np.ndarray
-    judged: np.ndarray
+    count_topic: np.ndarray
+    count_code: np.ndarray
+    count: np.ndarray
     missing_topics: dict
     ignored_topics: dict
     ties: str = "float32"
@@ -74,7 +124,8 @@ class Collection:
 
     def __attrs_post_init__(self):
         if self.present is None:
-            object.__setattr__(self, "present", (self.lengths > 0).reshape(len(self.runs), len(self.topics)))
+            object.__setattr__(self, "present", (np.asarray(self.lengths) > 0).reshape(len(self.runs),
+                                                                                     len(self.topics)))
 
     @property
     def unjudged_code(self) -> int:
@@ -83,6 +134,32 @@ class Collection:
     def arrays(self) -> tuple:
         """``(codes, starts, lengths, n_topics, unjudged_code)``: what the scoring kernel reads."""
         return self.codes, self.starts, self.lengths, len(self.topics), self.unjudged_code
+
+    def judged_sums(self, weights: np.ndarray) -> np.ndarray:
+        """``(n_rows, n_topics)``: per topic, the sum over its judged documents of ``weights[:, code]``.
+
+        Computed as ``weights @ counts.T`` with ``counts`` the dense (topics x grades) matrix of judged
+        documents, built a block of topics at a time (at most 2**20 entries: memory stays bounded however
+        many topics and distinct grades there are). With more than :data:`DENSE_GRADES` distinct grades
+        (say, float gains of a cwl_eval gain file) the sum runs over the judged (topic, grade) pairs
+        instead, grade by grade; the two may differ in the last bit (BLAS may fuse multiply and add).
+        """
+        weights = np.asarray(weights, dtype=np.float64)
+        n_t, n_g = len(self.topics), len(self.grades)
+        out = np.zeros((weights.shape[0], n_t))
+        if n_g > DENSE_GRADES:
+            for row in range(weights.shape[0]):
+                np.add.at(out[row], self.count_topic, weights[row, self.count_code] * self.count)
+            return out
+        block = max(1, 2**20 // max(n_g, 1))
+        bounds = np.searchsorted(self.count_topic, np.arange(0, n_t + block, block))
+        for b, first in enumerate(range(0, n_t, block)):
+            n = min(block, n_t - first)
+            counts = np.zeros((n, n_g))
+            entries = slice(bounds[b], bounds[b + 1])
+            counts[self.count_topic[entries] - first, self.count_code[entries]] = self.count[entries]
+            out[:, first:first + n] = weights @ counts.T
+        return out
 
     def truncated(self, max_docs: int) -> "Collection":
         """Each ranking cut to its first ``max_docs`` documents (trec_eval's ``-M``); the arrays are shared."""
@@ -119,171 +196,100 @@ class Collection:
             }
         )
 
+    def check(self) -> None:
+        """Raise InputError unless the arrays are consistent (a Collection built by hand reaches the kernels
+        only through this: every index in range, every cell inside ``codes``)."""
+        n_cells = len(self.runs) * len(self.topics)
+        problems = []
 
-_RUNS_ACCEPTED = (
-    "runs must be a run file path, a DataFrame (one run, or several with a system column "
-    f"{' / '.join(SYSTEM_COLUMNS)}: PyTerrier's results), a dict {{topic: {{docno: score}}}}, an object with "
-    "to_dict() of that shape (ranx's Run), an iterable of records with query_id, doc_id, score (ir_datasets' "
-    "scoreddocs_iter()), a list of any of these, or a dict {name: any of these}"
-)
+        def need(ok, text):
+            if not ok:
+                problems.append(text)
 
-
-def _system_column(frame: pd.DataFrame) -> str | None:
-    present = [c for c in SYSTEM_COLUMNS if c in frame.columns]
-    if len(present) > 1:
-        raise InputError(f"run DataFrame has columns {present}, which all name the system; keep one")
-    return present[0] if present else None
-
-
-def _split_systems(frame: pd.DataFrame, column: str) -> list:
-    """One (name, frame) per system of a frame with a system column, in order of first appearance."""
-    if frame[column].isna().any():
-        row = int(np.argmax(frame[column].isna().to_numpy()))
-        raise InputError(f"run DataFrame, row {row} (by position): the system column {column!r} is missing a value")
-    names = pd.unique(frame[column])
-    groups = frame.groupby(column, sort=False)
-    return [(str(name), groups.get_group(name).drop(columns=[column])) for name in names]
-
-
-def _is_run_dict(runs: Mapping) -> bool:
-    """True for a pytrec_eval run dict ``{topic: {doc: score}}`` (one run), False for ``{name: run}``:
-    every value is a dict, and the first document entry found holds a number, not a dict."""
-    if not runs or not all(isinstance(v, Mapping) for v in runs.values()):
-        return False
-    for docs in runs.values():
-        for value in docs.values():
-            return isinstance(value, numbers.Number) or isinstance(value, str)
-    return True  # every topic empty: one (empty) run, which the reader reports
-
-
-def _object_name(source, default: str) -> str:
-    """A run object's own name (ranx's ``Run.name``), else ``default``."""
-    name = getattr(source, "name", None)
-    return name if isinstance(name, str) and name else default
-
-
-def _named_runs(runs) -> list:
-    """Normalise the accepted run containers to a list of (name, source)."""
-    if isinstance(runs, (str, os.PathLike)):
-        return [(run_name(runs), runs)]
-    if isinstance(runs, pd.DataFrame):
-        column = _system_column(runs)
-        return _split_systems(runs, column) if column else [("run", runs)]
-    if not isinstance(runs, Mapping) and callable(getattr(runs, "to_dict", None)):
-        return [(_object_name(runs, "run"), runs)]
-    if isinstance(runs, Iterable) and not isinstance(runs, (Mapping, Sequence, bytes)):
-        runs = list(runs)  # a generator: of records (one run) or of runs
-    if isinstance(runs, Sequence) and runs and is_record(runs[0]):
-        return [("run", list(runs))]
-    if isinstance(runs, Mapping):
-        if _is_run_dict(runs):  # a pytrec_eval run dict {topic: {doc: score}} is one run
-            return [("run", runs)]
-        named = []
-        for name, source in runs.items():  # {name: run}
-            if isinstance(source, pd.DataFrame) and _system_column(source) \
-                    and source[_system_column(source)].nunique(dropna=False) > 1:
-                raise InputError(f"run {str(name)!r} is a DataFrame holding several runs (column "
-                                 f"{_system_column(source)!r}); pass that frame itself as the runs, or one frame "
-                                 f"per run")
-            named.append((str(name), source))
-        return named
-    if isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
-        named = []
-        for i, source in enumerate(runs):
-            if isinstance(source, (str, os.PathLike)):
-                named.append((run_name(source), source))
-            elif isinstance(source, pd.DataFrame) and _system_column(source):
-                named.extend(_split_systems(source, _system_column(source)))
-            elif isinstance(source, Iterable) and not isinstance(source, (Mapping, Sequence, pd.DataFrame)) \
-                    and not callable(getattr(source, "to_dict", None)):
-                named.append((f"run{i + 1}", list(source)))  # read twice at most (errors name the record)
-            else:
-                named.append((_object_name(source, f"run{i + 1}"), source))
-        return named
-    raise TypeError(f"{_RUNS_ACCEPTED}; got {type(runs).__name__}")
+        for name in ("codes", "starts", "lengths", "grades", "count_topic", "count_code", "count"):
+            need(isinstance(getattr(self, name), np.ndarray) and getattr(self, name).ndim == 1,
+                 f"{name} must be a 1-d NumPy array")
+        if problems:
+            raise InputError(f"invalid Collection: {'; '.join(problems)}")
+        need(np.issubdtype(self.codes.dtype, np.integer), f"codes must be integers (got {self.codes.dtype})")
+        need(np.issubdtype(self.grades.dtype, np.number) and np.isfinite(self.grades).all(),
+             "grades must be finite numbers")
+        need(len(self.grades) < 2 or bool((np.diff(self.grades) > 0).all()), "grades must be strictly ascending")
+        need(self.starts.shape == (n_cells,) and self.lengths.shape == (n_cells,),
+             f"starts and lengths must have one entry per (run, topic) cell: {n_cells}")
+        need(isinstance(self.present, np.ndarray) and self.present.shape == (len(self.runs), len(self.topics)),
+             "present must have shape (n_runs, n_topics)")
+        if problems:
+            raise InputError(f"invalid Collection: {'; '.join(problems)}")
+        if len(self.codes):
+            lo, hi = int(self.codes.min()), int(self.codes.max())
+            need(lo >= 0 and hi <= self.unjudged_code,
+                 f"grade codes must lie in 0..{self.unjudged_code} (n_grades = unjudged); found {lo}..{hi}")
+        need(not len(self.lengths) or int(self.lengths.min()) >= 0, "lengths must be >= 0")
+        need(not len(self.starts) or int(self.starts.min()) >= 0, "starts must be >= 0")
+        ends = self.starts.astype(np.int64) + self.lengths.astype(np.int64)
+        need(not len(ends) or int(ends.max()) <= len(self.codes),
+             f"every cell must lie inside codes (length {len(self.codes)}); a cell ends at {int(ends.max(initial=0))}")
+        n_t, n_g = len(self.topics), len(self.grades)
+        need(len(self.count_topic) == len(self.count_code) == len(self.count), "the judged counts must align")
+        if len(self.count):
+            need(int(self.count_topic.min()) >= 0 and int(self.count_topic.max()) < n_t,
+                 f"count_topic must lie in 0..{n_t - 1}")
+            need(int(self.count_code.min()) >= 0 and int(self.count_code.max()) < n_g,
+                 f"count_code must lie in 0..{n_g - 1}")
+            need(int(self.count.min()) >= 0, "judged counts must be >= 0")
+        if problems:
+            raise InputError(f"invalid Collection: {'; '.join(problems)}")
 
 
-def _encode(values) -> np.ndarray:
-    """Strings as a UTF-8 bytes array (``S<width>``), the form the bulk reader produces."""
-    return np.char.encode(np.asarray(values, dtype=np.str_), "utf-8")
+def join(judgements: Judgements, run_set: RunSet) -> Collection:
+    """Qrels (:class:`Judgements`) joined with runs read once (:class:`cwla.RunSet`) into a Collection."""
+    topics = judgements.topics
+    n_topics = len(topics)
+    # the judged documents some run retrieves, by topic, then docno id
+    ids = run_set.docnos.ids(judgements.docnos)[judgements.doc]
+    kept = np.flatnonzero(ids >= 0)
+    by_topic = kept[np.lexsort((ids[kept], judgements.topic[kept]))]
+    q_docs = np.ascontiguousarray(ids[by_topic])
+    q_codes = np.ascontiguousarray(judgements.code[by_topic])
+    q_starts = np.zeros(n_topics + 1, dtype=np.int64)
+    np.cumsum(np.bincount(judgements.topic[by_topic], minlength=n_topics), out=q_starts[1:])
 
-
-TIES = ("float32", "float64")
-
-
-def _check_ties(ties, func):
-    if ties not in TIES:
-        raise ValueError(f"The 'ties' parameter of {func} must be 'float32' (trec_eval 9.x, pytrec_eval, NIST's DL "
-                         f"results) or 'float64' (trec_eval >= 10). Got {ties!r} instead.")
-
-
-def _run_arrays(source, ties="float32"):
-    """(topics, docnos, scores) of one run: bytes, bytes, float32 or float64 (``ties``), in input order."""
-    if isinstance(source, (str, os.PathLike)):
-        arrays = read_run_arrays(source, ties)
-        if arrays is not None:
-            return arrays
-    frame = read_run(source)  # the careful reader: precise errors, every accepted form
-    scores = frame["score"].to_numpy(np.float64)
-    if ties == "float32":
-        with np.errstate(over="ignore"):  # beyond float32 range: inf, as trec_eval's (float) cast
-            scores = scores.astype(np.float32)
-    return _encode(frame["topic"]), _encode(frame["docno"]), scores
-
-
-@attrs.frozen(eq=False)
-class RunSet:
-    """Runs read once, before any qrels: per run its topics and docnos (UTF-8 bytes arrays)
-    and scores (float32 as trec_eval 9.x keeps them, or float64: ``ties``), in input order.
-
-    :func:`prepare` joins a RunSet with qrels; reading the runs once and joining them
-    with many qrels (candidate qrels, sampled qrels) avoids reading the files again.
-    """
-
-    names: tuple
-    topics: tuple
-    docnos: tuple
-    scores: tuple
-    sources: tuple  # what each run was read from (for error messages that name file and line)
-    ties: str = "float32"
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-
-def read_runs(runs, *, workers: int | None = None, ties: str = "float32") -> RunSet:
-    """Read runs (see :func:`prepare` for the accepted forms) into a :class:`RunSet`.
-
-    Files are read by ``workers`` threads (default: the number of CPUs, at most 4);
-    ``ties`` is the precision the scores are kept in (see :func:`prepare`).
-    """
-    _check_ties(ties, "read_runs")
-    if isinstance(runs, RunSet):
-        if runs.ties != ties:
-            raise ValueError(f"these runs were read with ties={runs.ties!r}; read them again with "
-                             f"read_runs(..., ties={ties!r})")
-        return runs
-    named = _named_runs(runs)
-    if not named:
-        raise InputError("no runs given: pass at least one run file, DataFrame or dict")
-    names = [name for name, _ in named]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InputError(f"run names must be unique; {dupes} appear more than once (a run is named by its file name "
-                         f"without .gz: rename or copy the files, or in Python pass a dict {{name: run}})")
-    workers = workers or min(4, os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        arrays = list(pool.map(lambda source: _run_arrays(source, ties), [source for _, source in named]))
-    return RunSet(names=tuple(names), topics=tuple(a[0] for a in arrays), docnos=tuple(a[1] for a in arrays),
-                  scores=tuple(a[2] for a in arrays), sources=tuple(source for _, source in named), ties=ties)
+    store = pd.Index(run_set.topics).get_indexer(list(topics))  # each qrels topic in the RunSet (-1: none)
+    retrieved = store >= 0
+    lengths = np.zeros((len(run_set), n_topics), dtype=np.int64)
+    lengths[:, retrieved] = run_set.lengths[:, store[retrieved]]
+    starts = np.zeros(lengths.size, dtype=np.int64)
+    np.cumsum(lengths.reshape(-1)[:-1], out=starts[1:])
+    codes = np.empty(int(lengths.sum()), dtype=np.int32)
+    judged_topic = np.zeros(len(run_set.topics), dtype=bool)
+    judged_topic[store[retrieved]] = True
+    missing, ignored = {}, {}
+    for r, name in enumerate(run_set.names):
+        run_starts = np.zeros(n_topics, dtype=np.int64)
+        run_starts[retrieved] = run_set.starts(r)[store[retrieved]]
+        join_run(run_set.doc_ids[r], run_starts, lengths[r], q_starts, q_docs, q_codes, len(judgements.grades),
+                 codes, starts[r * n_topics:(r + 1) * n_topics])
+        has = run_set.lengths[r] > 0
+        missing[name] = tuple(t for t, n in zip(topics, lengths[r]) if n == 0)
+        ignored[name] = tuple(t for t, h, j in zip(run_set.topics, has, judged_topic) if h and not j)
+        if not lengths[r].any():
+            labels = [t for t, h in zip(run_set.topics, has) if h]
+            warnings.warn(f"run {name!r} retrieves for none of the {n_topics} qrels topics (its topics: "
+                          f"{_some(labels)}; qrels topics: {_some(list(topics))}); every score of it is 0",
+                          CwlaWarning, stacklevel=3)
+    return Collection(topics=topics, runs=run_set.names, grades=judgements.grades, codes=codes, starts=starts,
+                      lengths=lengths.reshape(-1), count_topic=judgements.count_topic,
+                      count_code=judgements.count_code, count=judgements.count, missing_topics=missing,
+                      ignored_topics=ignored, ties=run_set.ties)
 
 
 def prepare(qrels, runs, *, order: str = "trec_eval", ties: str = "float32", workers: int | None = None) -> Collection:
-    """Read qrels and runs once into a :class:`Collection`.
+    """Read qrels and runs into a :class:`Collection`.
 
     Parameters
     ----------
-    qrels : path, DataFrame, dict, iterable of records or object with ``to_dict()``
+    qrels : path, DataFrame, dict, iterable of records, object with ``to_dict()``, or Judgements
         Anything :func:`cwla.read_qrels` accepts: a TREC qrels file, a DataFrame
         (``topic, docno, grade``, ir_datasets' ``query_id, doc_id, relevance``,
         PyTerrier's ``qid, docno, label``), a dict ``{topic: {docno: grade}}``, ranx's
@@ -295,7 +301,8 @@ def prepare(qrels, runs, *, order: str = "trec_eval", ties: str = "float32", wor
         a DataFrame with a system column (``name``, ``run`` or ``system``: one run per
         system, as PyTerrier's results of several pipelines), a list of runs (files are
         named by file name without ``.gz``, ranx runs by their name), a dict
-        ``{name: run}``, or runs already read by :func:`read_runs`.
+        ``{name: run}``, or runs already read by :func:`cwla.read_runs` (then only the
+        qrels are read: the cheap way to evaluate one set of runs under many qrels).
     order : {"trec_eval", "file"}
         ``"trec_eval"`` (default): score descending, ties by docno descending (bytewise);
         the rank column is ignored. ``"file"``: trust the order of the input.
@@ -311,93 +318,12 @@ def prepare(qrels, runs, *, order: str = "trec_eval", ties: str = "float32", wor
     -------
     Collection
     """
-    if order not in ("trec_eval", "file"):
-        raise ValueError(f"The 'order' parameter of prepare must be 'trec_eval' or 'file'. Got {order!r} instead.")
+    _check_order(order, "prepare")
     _check_ties(ties, "prepare")
-    q = read_qrels(qrels)
-    run_set = read_runs(runs, workers=workers, ties=ties)
-    names = list(run_set.names)
-    arrays = list(zip(run_set.topics, run_set.docnos, run_set.scores))
-    named = list(zip(run_set.names, run_set.sources))
-
-    topics = sorted(set(q["topic"].tolist()))
-    topic_index = {t: i for i, t in enumerate(topics)}
-    grades, grade_codes = np.unique(q["grade"].to_numpy(np.float64), return_inverse=True)
-    grade_codes = grade_codes.reshape(-1)
-    n_topics, n_runs = len(topics), len(arrays)
-    n_cells = n_runs * n_topics
-
-    missing, ignored = {}, {}
-    cells, docs, scores = [], [], []
-    for r, (name, (r_topics, r_docs, r_scores)) in enumerate(zip(names, arrays)):
-        uniques, inverse = np.unique(r_topics, return_inverse=True)
-        labels = [u.decode("utf-8", "surrogateescape") for u in uniques]
-        codes = np.array([topic_index.get(label, -1) for label in labels], dtype=np.int64)
-        missing[name] = tuple(sorted(set(topics) - set(labels)))
-        ignored[name] = tuple(sorted(label for label, c in zip(labels, codes) if c < 0))
-        t_code = codes[inverse.reshape(-1)]
-        keep = t_code >= 0
-        if not keep.all():
-            # rows of unjudged topics are dropped here, but a duplicate among them is still an error
-            rest = pd.DataFrame({"topic": r_topics[~keep], "docno": r_docs[~keep]})
-            if rest.duplicated().any():
-                _raise_duplicate(named, names, r, rest[rest.duplicated()].iloc[0]["topic"].decode())
-            if not keep.any():
-                warnings.warn(f"run {name!r} retrieves for none of the {n_topics} qrels topics (its topics: "
-                              f"{_some(labels)}; qrels topics: {_some(topics)}); every score of it is 0",
-                              CwlaWarning, stacklevel=3)
-        cells.append(r * n_topics + t_code[keep])
-        docs.append(r_docs[keep])
-        scores.append(r_scores[keep])
-    cells = np.concatenate(cells)
-    scores = np.concatenate(scores).astype(np.float32 if ties == "float32" else np.float64)
-
-    # docnos as integer keys whose order is bytewise order; the same width for qrels and runs
-    q_docs = _encode(q["docno"])
-    docs = np.concatenate(docs)
-    width = max(q_docs.dtype.itemsize, docs.dtype.itemsize)
-    n_chunks = -(-width // 8)
-    keys = field_keys(docs, n_chunks)
-    q_keys = field_keys(q_docs, n_chunks)
-    q_topic = np.array([topic_index[t] for t in q["topic"].tolist()], dtype=np.int64)
-    q_order = np.lexsort(tuple(q_keys[:, j] for j in range(n_chunks - 1, -1, -1)) + (q_topic,))
-    q_lengths = np.bincount(q_topic, minlength=n_topics).astype(np.int64)
-    q_starts = np.zeros(n_topics, dtype=np.int64)
-    np.cumsum(q_lengths[:-1], out=q_starts[1:])
-
-    idx, starts, lengths = group_by_cell(cells, n_cells)
-    codes = np.empty(len(cells), dtype=np.int32)
-    dup = np.empty(n_cells, dtype=np.int64)
-    organise_cells(idx, starts, lengths, n_topics, scores, keys, np.ascontiguousarray(q_keys[q_order]),
-                   q_starts, q_lengths, grade_codes[q_order].astype(np.int32), len(grades),
-                   order == "trec_eval", np.empty(len(cells), dtype=np.int32), codes, dup)
-    bad = np.flatnonzero(dup >= 0)
-    if len(bad):
-        run, topic = divmod(int(bad[0]), n_topics)
-        _raise_duplicate(named, names, run, topics[topic])
-
-    judged = np.zeros((n_topics, len(grades)), dtype=np.int64)
-    np.add.at(judged, (q_topic, grade_codes), 1)
-
-    return Collection(
-        topics=tuple(topics),
-        runs=tuple(names),
-        grades=grades,
-        codes=codes,
-        starts=starts,
-        lengths=lengths,
-        judged=judged,
-        missing_topics=missing,
-        ignored_topics=ignored,
-        ties=ties,
-    )
+    judgements = Judgements.of(qrels)
+    return join(judgements, read_runs(runs, workers=workers, ties=ties, order=order))
 
 
 def _some(items, n=3) -> str:
     return ", ".join(items[:n]) + (", ..." if len(items) > n else "")
 
-
-def _raise_duplicate(named, names, run, topic):
-    """Let the careful reader name the file and lines of a duplicated docno."""
-    read_run(named[run][1])
-    raise InputError(f"run {names[run]!r}: a docno appears twice for topic {topic!r}")

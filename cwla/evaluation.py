@@ -227,8 +227,7 @@ def _level_tables(measures, col: Collection):
     n_nonrel = np.zeros_like(n_rel)
     for level, i in row.items():
         kinds[i] = kind_table(col.grades, level)
-        n_rel[i] = col.judged[:, kinds[i, :n_g] == REL].sum(axis=1)
-        n_nonrel[i] = col.judged[:, kinds[i, :n_g] == NONREL].sum(axis=1)
+        n_rel[i], n_nonrel[i] = col.judged_sums(np.stack([kinds[i, :n_g] == REL, kinds[i, :n_g] == NONREL]))
     cspec = np.zeros((len(measures), N_CSPEC), dtype=np.int64)
     cpar = np.zeros(len(measures))
     for q, m in enumerate(measures):
@@ -283,10 +282,11 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
     grade_codes = np.arange(len(col.grades))
     for rows in by_gain.values():
         gains = glo[rows[0], : len(col.grades)]
-        order = grade_codes[np.lexsort((-col.grades, -gains))]  # by gain, then grade, descending
-        counts = col.judged[:, order]
-        codes = np.repeat(np.tile(order, n_t), counts.reshape(-1)).astype(np.int32)
-        lengths = counts.sum(axis=1).astype(np.int64)
+        rank = np.empty(len(col.grades), dtype=np.int64)  # each code's place in the ideal ranking
+        rank[np.lexsort((-col.grades, -gains))] = grade_codes  # by gain, then grade, descending
+        entries = np.lexsort((rank[col.count_code], col.count_topic))
+        codes = np.repeat(col.count_code[entries], col.count[entries]).astype(np.int32)
+        lengths = np.bincount(col.count_topic, weights=col.count, minlength=n_t).astype(np.int64)
         starts = np.zeros(n_t, dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
         sub = [metrics[i] for i in rows]
@@ -404,7 +404,7 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         counting = [i for i in rows if not isinstance(resolved[i], Metric)]
         cw_metrics = [resolved[i] for i in cw]
         glo, ghi = _gain_tables(cw_metrics, [labels[i] for i in cw], group)
-        relsum = glo[:, : len(group.grades)] @ group.judged.T.astype(np.float64)  # (n_metrics, n_topics)
+        relsum = group.judged_sums(glo[:, : len(group.grades)])  # (n_metrics, n_topics)
         tables = _level_tables([resolved[i] for i in counting], group)
         _warn_if_nothing_relevant([resolved[i] for i in counting], [labels[i] for i in counting], group)
         lo, hi, clo, chi = _run_kernel(group.arrays(), cw_metrics, glo, ghi, relsum, tables)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import pandas as pd
 
 __all__ = ["warmup"]
@@ -24,17 +23,19 @@ def warmup() -> float:
     >>> import cwla
     >>> seconds = cwla.warmup()   # ~10 s the very first time on a machine, then < 1 s
     """
-    from . import _tokenize
-    from .collection import prepare
+    import tempfile
+
+    from ._tokenize import read_run_file
     from .evaluation import evaluate
 
     t0 = time.perf_counter()
-    buf = np.frombuffer(b"t Q0 d 1 1.5 x\n", dtype=np.uint8)
-    spans, _, _, _ = _tokenize.tokenize(buf, 6, True)
-    _tokenize._first_bad_int(buf, spans, 3)
-    _tokenize.parse_float32(buf, spans, 4)
-    _tokenize.field_strings(buf, spans, 2)
+    with tempfile.TemporaryDirectory() as folder:  # the file reader's kernels
+        path = f"{folder}/run"
+        with open(path, "w") as f:
+            f.write("t Q0 d 1 1.5 x\nt Q0 e 2 1.5 x\n")
+        read_run_file(path)
+        evaluate(pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1.0]}), [path], ["RBP_ERG"])
     qrels = pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1.0]})
-    run = pd.DataFrame({"topic": ["t"], "docno": ["d"], "score": [1.0]})
+    run = pd.DataFrame({"topic": ["t", "t"], "docno": ["d", "e"], "score": [1.0, 2.0]})
     evaluate(qrels, {"r": run}, ["RBP_ERG"])
     return time.perf_counter() - t0

@@ -55,9 +55,8 @@ import weakref
 import numpy as np
 import pandas as pd
 
-from cwla._join import trec_order
-from cwla._tokenize import field_keys
-from cwla.collection import read_runs
+from cwla._docnos import strings_of
+from cwla.runset import read_runs
 from cwla.readers import read_qrels
 
 from ._validate import DiscpowerError, seed_value
@@ -283,44 +282,18 @@ def topic_subset(qrels, n=None, *, fraction=None, seed=0) -> pd.DataFrame:
 
 
 class _Ranked:
-    """Every retrieved document of a RunSet with its 0-based trec_eval rank, rows sorted by rank.
+    """The documents of a RunSet by trec_eval rank, for pools: the RunSet keeps every ranking in
+    trec_eval order, so the top d of a ranking are its first d rows.
 
-    ``topic`` holds codes into ``labels`` (the runs' topics, sorted); ``keys`` the docnos as
-    (n, chunks) uint64 keys whose row order is bytewise docno order (:func:`cwla._tokenize.field_keys`).
-    The documents a run retrieves in its top d are the rows ``[:searchsorted(rank, d)]``.
+    ``labels`` are the runs' topics (sorted); documents are docno ids of the RunSet's vocabulary.
     """
 
-    __slots__ = ("labels", "index", "topic", "keys", "rank", "__weakref__")
+    __slots__ = ("run_set", "labels", "index")
 
     def __init__(self, run_set):
-        per_run, vocabulary = [], set()
-        for topics in run_set.topics:
-            # runs are grouped by topic in practice: find the distinct topics among the segment heads
-            change = np.empty(len(topics), dtype=bool)
-            change[:1] = True
-            change[1:] = topics[1:] != topics[:-1]
-            uniques, inverse = np.unique(topics[change], return_inverse=True)
-            labels = [u.decode("utf-8", "surrogateescape") for u in uniques]
-            vocabulary.update(labels)
-            per_run.append((labels, inverse.reshape(-1)[np.cumsum(change) - 1]))
-        self.labels = sorted(vocabulary)
+        self.run_set = run_set
+        self.labels = list(run_set.topics)
         self.index = {label: i for i, label in enumerate(self.labels)}
-        n_topics = len(self.labels)
-        cells = np.concatenate([
-            r * n_topics + np.array([self.index[label] for label in labels], dtype=np.int64)[codes]
-            for r, (labels, codes) in enumerate(per_run)])
-        keys = field_keys(np.concatenate(run_set.docnos))
-        # trec_eval order per (run, topic) cell: score descending, then docno descending
-        order = trec_order(cells, np.concatenate(run_set.scores), keys)
-        cells = cells[order]
-        change = np.empty(len(cells), dtype=bool)
-        change[:1] = True
-        change[1:] = cells[1:] != cells[:-1]
-        rank = np.arange(len(cells)) - np.flatnonzero(change)[np.cumsum(change) - 1]
-        by_rank = np.argsort(rank, kind="stable")
-        self.rank = rank[by_rank].astype(np.int32)  # 4 bytes a row: the memo lives as long as the RunSet
-        self.topic = (cells[by_rank] % n_topics).astype(np.int32)
-        self.keys = np.ascontiguousarray(keys[order[by_rank]])
 
     def codes(self, topics, func: str) -> np.ndarray:
         """The codes of the qrels' topics; an error naming the topics no run retrieves for."""
@@ -335,10 +308,24 @@ class _Ranked:
         return np.array([self.index[t] for t in uniques.tolist()], dtype=np.int64)[inverse.reshape(-1)]
 
     def top(self, depth: int, wanted: np.ndarray):
-        """(topic codes, keys) of the documents some run retrieves in its top `depth`, topics in `wanted` (bool)."""
-        n = int(np.searchsorted(self.rank, depth, side="left"))
-        keep = wanted[self.topic[:n]]
-        return self.topic[:n][keep], self.keys[:n][keep]
+        """(topic codes, docno ids) of the documents some run ranks in its top `depth`, topics in `wanted`
+        (bool), run after run."""
+        topics, docs = [], []
+        for r in range(len(self.run_set)):
+            take = np.minimum(self.run_set.lengths[r], depth) * wanted
+            first = np.repeat(self.run_set.starts(r), take)
+            rows = first + np.arange(len(first)) - np.repeat(np.cumsum(take) - take, take)
+            topics.append(np.repeat(np.arange(len(take)), take))
+            docs.append(self.run_set.doc_ids[r][rows])
+        return np.concatenate(topics), np.concatenate(docs).astype(np.int64)
+
+    def doc_ids(self, docnos) -> np.ndarray:
+        """Ids of docnos (qrels'): the RunSet's, and for docnos no run retrieves new ids past them."""
+        codes, strings = strings_of(docnos)
+        ids = self.run_set.docnos.ids(strings).astype(np.int64)
+        absent = ids < 0
+        ids[absent] = len(self.run_set.docnos) + np.arange(int(absent.sum()))
+        return ids[codes]
 
 
 _RANKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # RunSet -> _Ranked (a memo, not state)
@@ -346,7 +333,7 @@ _RANKED_LOCK = threading.Lock()
 
 
 def _ranked(runs) -> _Ranked:
-    """The runs in trec_eval order, computed once per RunSet object (sweeps pass the same RunSet many times)."""
+    """The runs in trec_eval order, read once per RunSet object (sweeps pass the same RunSet many times)."""
     run_set = read_runs(runs)
     with _RANKED_LOCK:
         ranked = _RANKED.get(run_set)
@@ -357,23 +344,13 @@ def _ranked(runs) -> _Ranked:
     return ranked
 
 
-def _pairs(topic: np.ndarray, keys: np.ndarray, chunks: int) -> pd.DataFrame:
-    """(topic code, docno key chunks) as a frame with ``chunks`` key columns (zero-padded)."""
-    data = {"t": topic}
-    for j in range(chunks):
-        data[f"k{j}"] = keys[:, j] if j < keys.shape[1] else np.zeros(len(topic), dtype=np.uint64)
-    return pd.DataFrame(data)
-
-
-def _qrels_keys(q: pd.DataFrame) -> np.ndarray:
-    docnos = np.char.encode(q["docno"].to_numpy(dtype=np.str_), "utf-8")
-    return field_keys(docnos)
-
-
-def _decode(keys: np.ndarray) -> list:
-    """Docno keys back to strings."""
-    raw = np.ascontiguousarray(keys.astype(">u8")).view(f"S{8 * keys.shape[1]}").reshape(-1)
-    return [b.decode("utf-8", "surrogateescape") for b in raw.tolist()]
+def _bytewise_rank(ids: np.ndarray, docno_of) -> np.ndarray:
+    """Each id's position among the distinct ``ids`` in bytewise docno order (trec_eval's ``strcmp``)."""
+    uniques, inverse = np.unique(ids, return_inverse=True)
+    encoded = [docno_of(int(i)).encode("utf-8", "surrogateescape") for i in uniques]
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[sorted(range(len(uniques)), key=encoded.__getitem__)] = np.arange(len(uniques))
+    return rank[inverse.reshape(-1)]
 
 
 # ---------------------------------------------------------------------------
@@ -428,13 +405,10 @@ def depth_pool(qrels, runs, depth) -> pd.DataFrame:
     topic = ranked.codes(q["topic"].to_numpy(), func)
     wanted = np.zeros(len(ranked.labels), dtype=bool)
     wanted[topic] = True
-    pool_topic, pool_keys = ranked.top(depth, wanted)
-    q_keys = _qrels_keys(q)
-    chunks = max(q_keys.shape[1], pool_keys.shape[1])
-    pool = _pairs(pool_topic, pool_keys, chunks).drop_duplicates()
-    truth = _pairs(topic, q_keys, chunks)
-    truth["row"] = np.arange(len(q))
-    rows = truth.merge(pool, on=list(pool.columns), how="inner")["row"].to_numpy()
+    pool_topic, pool_docs = ranked.top(depth, wanted)
+    pool = pd.DataFrame({"t": pool_topic, "d": pool_docs}).drop_duplicates()
+    truth = pd.DataFrame({"t": topic, "d": ranked.doc_ids(q["docno"].to_numpy()), "row": np.arange(len(q))})
+    rows = truth.merge(pool, on=["t", "d"], how="inner")["row"].to_numpy()
     keep = np.zeros(len(q), dtype=bool)
     keep[rows] = True
     return q.loc[keep].reset_index(drop=True)
@@ -543,19 +517,18 @@ def popularity_qrels(qrels, runs, *, k=10, seed=0, threshold=1, grade=None) -> p
     wanted[topic] = True
     quota = np.bincount(topic[q["grade"].to_numpy() >= threshold], minlength=n_labels)
 
-    pool_topic, pool_keys = ranked.top(k, wanted)
-    q_keys = _qrels_keys(q)
-    chunks = max(q_keys.shape[1], pool_keys.shape[1])
-    columns = ["t"] + [f"k{j}" for j in range(chunks)]
-    popularity = _pairs(pool_topic, pool_keys, chunks).groupby(columns, sort=False).size().rename("pop")
-    truth = _pairs(topic, q_keys, chunks)
-    truth["row"] = np.arange(len(q))
-    cand = truth.merge(popularity.reset_index(), on=columns, how="outer")
+    pool_topic, pool_docs = ranked.top(k, wanted)
+    popularity = pd.DataFrame({"t": pool_topic, "d": pool_docs}).groupby(["t", "d"], sort=False).size().rename("pop")
+    q_docs = ranked.doc_ids(q["docno"].to_numpy())
+    truth = pd.DataFrame({"t": topic, "d": q_docs, "row": np.arange(len(q))})
+    cand = truth.merge(popularity.reset_index(), on=["t", "d"], how="outer")
     row = cand["row"].fillna(-1).to_numpy().astype(np.int64)
     pop = cand["pop"].fillna(0).to_numpy().astype(np.int64)
     t = cand["t"].to_numpy().astype(np.int64)
-    keys = cand[columns[1:]].to_numpy().astype(np.uint64)
-    key_cols = tuple(keys[:, j] for j in range(chunks - 1, -1, -1))
+    d = cand["d"].to_numpy().astype(np.int64)
+    q_docno = dict(zip(q_docs.tolist(), q["docno"].tolist()))
+    n_vocab = len(ranked.run_set.docnos)
+    key_cols = (_bytewise_rank(d, lambda i: ranked.run_set.docnos[i] if i < n_vocab else q_docno[i]),)
 
     # ties: a random permutation drawn in the canonical (topic, docno) order
     tie = np.empty(len(cand), dtype=np.int64)
@@ -578,7 +551,7 @@ def popularity_qrels(qrels, runs, *, k=10, seed=0, threshold=1, grade=None) -> p
     docnos = np.empty(len(order), dtype=object)
     docnos[judged] = q["docno"].to_numpy(dtype=object)[row[judged]]
     if (~judged).any():
-        docnos[~judged] = _decode(keys[order][~judged])
+        docnos[~judged] = [ranked.run_set.docnos[i] for i in d[order][~judged].tolist()]
     labels = np.array(ranked.labels, dtype=object)
     return _frame(labels[t], docnos, np.where(relevant, grade, 0.0))
 

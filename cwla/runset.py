@@ -1,0 +1,288 @@
+"""Runs read once, before any qrels: the run store every evaluation and meta-evaluation joins with.
+
+:func:`read_runs` reads each run (files by the fast tokenizer of :mod:`cwla._tokenize`,
+in parallel threads; frames, dicts, records and ranx objects by :mod:`cwla.readers`),
+dictionary-encodes its docnos into integer ids shared by all runs (:mod:`cwla._docnos`)
+and puts every (run, topic) ranking in trec_eval's order (:func:`cwla._join.order_cells`).
+The result, a :class:`RunSet`, depends on no qrels: :func:`cwla.prepare` joins it with
+any number of qrels by looking ids up, nothing more.
+
+Memory: 4 bytes of docno id and 4 (float32) or 8 (float64) bytes of score per
+retrieved document, plus the distinct docnos (their bytes and 24 bytes each).
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ._docnos import Interner, Vocabulary, strings_of
+from ._join import first_duplicate, group_by_cell, order_cells, remap
+from ._tokenize import RunColumns, read_run_file
+from .errors import InputError
+from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
+
+__all__ = ["RunSet", "read_runs", "TIES", "ORDERS"]
+
+TIES = ("float32", "float64")
+
+
+def _check_ties(ties, func):
+    if ties not in TIES:
+        raise ValueError(f"The 'ties' parameter of {func} must be 'float32' (trec_eval 9.x, pytrec_eval, NIST's DL "
+                         f"results) or 'float64' (trec_eval >= 10). Got {ties!r} instead.")
+
+
+
+ORDERS = ("trec_eval", "file")
+
+
+def _check_order(order, func):
+    if order not in ORDERS:
+        raise ValueError(f"The 'order' parameter of {func} must be 'trec_eval' or 'file'. Got {order!r} instead.")
+
+
+_RUNS_ACCEPTED = (
+    "runs must be a run file path, a DataFrame (one run, or several with a system column "
+    f"{' / '.join(SYSTEM_COLUMNS)}: PyTerrier's results), a dict {{topic: {{docno: score}}}}, an object with "
+    "to_dict() of that shape (ranx's Run), an iterable of records with query_id, doc_id, score (ir_datasets' "
+    "scoreddocs_iter()), a list of any of these, or a dict {name: any of these}"
+)
+
+
+def _system_column(frame: pd.DataFrame) -> str | None:
+    present = [c for c in SYSTEM_COLUMNS if c in frame.columns]
+    if len(present) > 1:
+        raise InputError(f"run DataFrame has columns {present}, which all name the system; keep one")
+    return present[0] if present else None
+
+
+def _split_systems(frame: pd.DataFrame, column: str) -> list:
+    """One (name, frame) per system of a frame with a system column, in order of first appearance."""
+    if frame[column].isna().any():
+        row = int(np.argmax(frame[column].isna().to_numpy()))
+        raise InputError(f"run DataFrame, row {row} (by position): the system column {column!r} is missing a value")
+    names = pd.unique(frame[column])
+    groups = frame.groupby(column, sort=False)
+    return [(str(name), groups.get_group(name).drop(columns=[column])) for name in names]
+
+
+def _is_run_dict(runs: Mapping) -> bool:
+    """True for a pytrec_eval run dict ``{topic: {doc: score}}`` (one run), False for ``{name: run}``:
+    every value is a dict, and the first document entry found holds a number, not a dict."""
+    if not runs or not all(isinstance(v, Mapping) for v in runs.values()):
+        return False
+    for docs in runs.values():
+        for value in docs.values():
+            return isinstance(value, numbers.Number) or isinstance(value, str)
+    return True  # every topic empty: one (empty) run, which the reader reports
+
+
+def _object_name(source, default: str) -> str:
+    """A run object's own name (ranx's ``Run.name``), else ``default``."""
+    name = getattr(source, "name", None)
+    return name if isinstance(name, str) and name else default
+
+
+def named_runs(runs) -> list:
+    """Normalise the accepted run containers to a list of (name, source)."""
+    if isinstance(runs, (str, os.PathLike)):
+        return [(run_name(runs), runs)]
+    if isinstance(runs, pd.DataFrame):
+        column = _system_column(runs)
+        return _split_systems(runs, column) if column else [("run", runs)]
+    if not isinstance(runs, Mapping) and callable(getattr(runs, "to_dict", None)):
+        return [(_object_name(runs, "run"), runs)]
+    if isinstance(runs, Iterable) and not isinstance(runs, (Mapping, Sequence, bytes)):
+        runs = list(runs)  # a generator: of records (one run) or of runs
+    if isinstance(runs, Sequence) and runs and is_record(runs[0]):
+        return [("run", list(runs))]
+    if isinstance(runs, Mapping):
+        if _is_run_dict(runs):  # a pytrec_eval run dict {topic: {doc: score}} is one run
+            return [("run", runs)]
+        named = []
+        for name, source in runs.items():  # {name: run}
+            if isinstance(source, pd.DataFrame) and _system_column(source) \
+                    and source[_system_column(source)].nunique(dropna=False) > 1:
+                raise InputError(f"run {str(name)!r} is a DataFrame holding several runs (column "
+                                 f"{_system_column(source)!r}); pass that frame itself as the runs, or one frame "
+                                 f"per run")
+            named.append((str(name), source))
+        return named
+    if isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
+        named = []
+        for i, source in enumerate(runs):
+            if isinstance(source, (str, os.PathLike)):
+                named.append((run_name(source), source))
+            elif isinstance(source, pd.DataFrame) and _system_column(source):
+                named.extend(_split_systems(source, _system_column(source)))
+            elif isinstance(source, Iterable) and not isinstance(source, (Mapping, Sequence, pd.DataFrame)) \
+                    and not callable(getattr(source, "to_dict", None)):
+                named.append((f"run{i + 1}", list(source)))  # read twice at most (errors name the record)
+            else:
+                named.append((_object_name(source, f"run{i + 1}"), source))
+        return named
+    raise TypeError(f"{_RUNS_ACCEPTED}; got {type(runs).__name__}")
+
+
+
+def _columns(source, ties: str) -> RunColumns:
+    """One run's columns in input order: the fast file reader, else the careful reader."""
+    if isinstance(source, (str, os.PathLike)):
+        columns = read_run_file(source, ties)
+        if columns is not None:
+            return columns
+    frame = read_run(source)  # the careful reader: precise errors, every accepted form
+    scores = frame["score"].to_numpy(np.float64)
+    if ties == "float32":
+        with np.errstate(over="ignore"):  # beyond float32 range: inf, as trec_eval's (float) cast
+            scores = scores.astype(np.float32)
+    topic_ids, topics = strings_of(frame["topic"].to_numpy())
+    doc_ids, docnos = strings_of(frame["docno"].to_numpy())
+    return RunColumns(topic_ids, topics.tolist(), doc_ids, docnos, scores)
+
+
+@attrs.frozen(eq=False)
+class _Part:
+    """One run read and ordered: its topics (sorted), the length of each topic's ranking, and the
+    rankings back to back (docno ids local to the run, scores)."""
+
+    topics: list
+    lengths: np.ndarray
+    doc_ids: np.ndarray
+    docnos: object  # Strings: the run's distinct docnos
+    scores: np.ndarray
+
+
+def _part(name: str, source, ties: str, order: str) -> _Part:
+    columns = _columns(source, ties)
+    labels = sorted(columns.topics)
+    position = {t: i for i, t in enumerate(labels)}
+    rank = np.array([position[t] for t in columns.topics], dtype=np.int64)  # first-seen id -> sorted position
+    idx, starts, lengths = group_by_cell(rank[columns.topic_ids], len(labels))
+    dup = first_duplicate(idx, starts, lengths, columns.doc_ids, len(columns.docnos))
+    if dup >= 0:
+        _raise_duplicate(name, source, columns.topics[columns.topic_ids[dup]], columns.docnos[columns.doc_ids[dup]])
+    if order == "trec_eval":
+        ordered = np.empty_like(idx)
+        order_cells(idx, starts, lengths, columns.scores, columns.doc_ids, columns.docnos.blob,
+                    columns.docnos.offsets, ordered)
+        idx = ordered
+    return _Part(labels, lengths, columns.doc_ids[idx], columns.docnos, columns.scores[idx])
+
+
+def _raise_duplicate(name, source, topic, docno):
+    """Let the careful reader name the file and lines of a duplicated docno."""
+    read_run(source)
+    raise InputError(f"run {name!r}: docno {docno!r} appears twice for topic {topic!r}")
+
+
+@attrs.frozen(eq=False)
+class RunSet:
+    """Runs read once (see the module docstring); plain arrays, no qrels.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Run names, the run axis.
+    topics : tuple of str
+        Every topic some run retrieves for, sorted.
+    docnos : Vocabulary
+        Every docno some run retrieves; a docno's id is its position (``docnos[i]`` is the string).
+    lengths : ndarray of int64, shape (n_runs, n_topics)
+        The length of each run's ranking for each topic (0: the run retrieves nothing for it).
+    doc_ids, scores : tuple of ndarray, one per run
+        The run's rankings back to back, topic after topic (in ``topics`` order): docno ids
+        (int32) and scores (float32 as trec_eval 9.x keeps them, or float64: ``ties``).
+    sources : tuple
+        What each run was read from (for error messages that name file and line).
+    ties : {"float32", "float64"}
+        The precision in which scores were compared when ordering the rankings.
+    order : {"trec_eval", "file"}
+        ``"trec_eval"``: each ranking by score descending, docno descending; ``"file"``: input order.
+    """
+
+    names: tuple
+    topics: tuple
+    docnos: Vocabulary
+    lengths: np.ndarray
+    doc_ids: tuple
+    scores: tuple
+    sources: tuple
+    ties: str = "float32"
+    order: str = "trec_eval"
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def starts(self, run: int) -> np.ndarray:
+        """Where each topic's ranking of run ``run`` starts in ``doc_ids[run]``."""
+        out = np.zeros(len(self.topics), dtype=np.int64)
+        np.cumsum(self.lengths[run, :-1], out=out[1:])
+        return out
+
+    def ranking(self, run: str, topic: str) -> pd.DataFrame:
+        """One ranking as a frame ``docno, score`` (in the RunSet's order)."""
+        r, t = self.names.index(run), self.topics.index(topic)
+        s = int(self.starts(r)[t])
+        rows = slice(s, s + int(self.lengths[r, t]))
+        return pd.DataFrame({"docno": [self.docnos[i] for i in self.doc_ids[r][rows].tolist()],
+                             "score": self.scores[r][rows]})
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays (rankings, docnos, lengths)."""
+        return (sum(a.nbytes for a in self.doc_ids) + sum(a.nbytes for a in self.scores) + self.docnos.nbytes
+                + self.lengths.nbytes)
+
+
+def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
+    """Read runs (see :func:`cwla.prepare` for the accepted forms) into a :class:`RunSet`.
+
+    Files are read by ``workers`` threads (default: the number of CPUs, at most 4);
+    ``ties`` is the precision the scores are kept and compared in, ``order`` the order of
+    each ranking (see :func:`cwla.prepare`).
+    """
+    _check_ties(ties, "read_runs")
+    _check_order(order, "read_runs")
+    if isinstance(runs, RunSet):
+        if runs.ties != ties:
+            raise ValueError(f"these runs were read with ties={runs.ties!r}; read them again with "
+                             f"read_runs(..., ties={ties!r})")
+        if runs.order != order:
+            raise ValueError(f"these runs were read with order={runs.order!r}; read them again with "
+                             f"read_runs(..., order={order!r})")
+        return runs
+    named = named_runs(runs)
+    if not named:
+        raise InputError("no runs given: pass at least one run file, DataFrame or dict")
+    names = [name for name, _ in named]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"run names must be unique; {dupes} appear more than once (a run is named by its file name "
+                         f"without .gz: rename or copy the files, or in Python pass a dict {{name: run}})")
+    workers = workers or min(4, os.cpu_count() or 1)
+    interner = Interner()
+    topics, lengths, doc_ids, scores = [], [], [], []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        # the parts arrive in run order; each one's docnos join the shared vocabulary as it arrives
+        for part in pool.map(lambda item: _part(item[0], item[1], ties, order), named):
+            remap(part.doc_ids, interner.add(part.docnos))
+            topics.append(part.topics)
+            lengths.append(part.lengths)
+            doc_ids.append(part.doc_ids)
+            scores.append(part.scores)
+    labels = sorted(set().union(*topics))
+    table = np.zeros((len(named), len(labels)), dtype=np.int64)
+    index = pd.Index(labels)
+    for r, (run_topics, run_lengths) in enumerate(zip(topics, lengths)):
+        table[r, index.get_indexer(run_topics)] = run_lengths
+    return RunSet(names=tuple(names), topics=tuple(labels), docnos=interner.freeze(), lengths=table,
+                  doc_ids=tuple(doc_ids), scores=tuple(scores), sources=tuple(source for _, source in named),
+                  ties=ties, order=order)
