@@ -105,25 +105,24 @@ def remap(ids, mapping):
         ids[k] = mapping[ids[k]]
 
 
-@jit(parallel=True)
-def join_run(doc_ids, run_starts, run_lengths, q_starts, q_docs, q_codes, unjudged, out, out_starts):
+@jit()
+def join_run(doc_ids, run_starts, lengths, q_starts, q_docs, q_codes, unjudged, mark, out, out_starts):
     """Grade codes of one run's rankings.
 
-    For each qrels topic t whose ranking is ``doc_ids[run_starts[t]:run_starts[t] + run_lengths[t]]``,
-    ``out[out_starts[t] + k]`` is the grade code of its k-th document: found by binary search among
-    the topic's judged documents ``q_docs[q_starts[t]:q_starts[t + 1]]`` (ascending ids, codes
-    ``q_codes``), ``unjudged`` if absent.
+    The run's ranking of qrels topic t is ``doc_ids[run_starts[t]:run_starts[t] + lengths[t]]``;
+    ``out[out_starts[t] + k]`` becomes the grade code of its k-th document: ``q_codes[i]`` where
+    ``q_docs[i]`` is that document among the topic's judged documents ``q_starts[t]:q_starts[t + 1]``,
+    else ``unjudged``. ``mark`` (one entry per docno id, every entry ``unjudged``) marks
+    the topic's judged documents while its ranking is read, one memory access per document, and is
+    left as it was found.
     """
-    for t in prange(run_starts.shape[0]):
-        lo0, hi0 = q_starts[t], q_starts[t + 1]
+    for t in range(lengths.shape[0]):
+        if lengths[t] == 0:
+            continue
+        for i in range(q_starts[t], q_starts[t + 1]):
+            mark[q_docs[i]] = q_codes[i]
         s, o = run_starts[t], out_starts[t]
-        for k in range(run_lengths[t]):
-            d = doc_ids[s + k]
-            lo, hi = lo0, hi0
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if q_docs[mid] < d:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[o + k] = q_codes[lo] if lo < hi0 and q_docs[lo] == d else unjudged
+        for k in range(lengths[t]):
+            out[o + k] = mark[doc_ids[s + k]]
+        for i in range(q_starts[t], q_starts[t + 1]):
+            mark[q_docs[i]] = unjudged

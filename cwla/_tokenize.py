@@ -192,7 +192,8 @@ def _slow_scores(buf: np.ndarray, slow: np.ndarray, scores: np.ndarray) -> bool:
         text = bytes(buf[s:e]).decode("ascii", "replace")
         if not _FLOAT_RE.match(text):
             return False
-        scores[k] = float(text)  # float64, then (for float32 scores) rounded once more, as C's (float) cast
+        with np.errstate(over="ignore"):  # beyond float32 range: inf, as trec_eval's (float) cast
+            scores[k] = float(text)  # float64, then (for float32 scores) rounded once more, as C's (float) cast
     return True
 
 

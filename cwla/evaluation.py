@@ -25,7 +25,8 @@ from . import kernels as K
 from ._latex import tabular
 from .aggregations import ERRAgg
 from .browsing import AP, ERR, MAX_CUTOFF
-from .collection import Collection, prepare
+from .collection import Collection, Judgements, join
+from .runset import _check_order, _check_ties, default_workers, read_runs, run_groups
 from .counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, CountingMeasure, kind_table
 from .errors import CwlaWarning
 from .gains import Binary, GainMap, _fmt, parse_gain
@@ -316,7 +317,7 @@ def _normalised(values, residuals, ideal, label):
 
 def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, depth=None, stop=None,
              normalize=None, judged_only=None, rel=None, max_docs=None, order="trec_eval",
-             ties="float32") -> Evaluation:
+             ties="float32", workers=None) -> Evaluation:
     """Evaluate metrics on runs.
 
     Parameters
@@ -349,6 +350,10 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         Document order when reading runs (see :func:`cwla.prepare`).
     ties : {"float32", "float64"}
         Precision in which scores are compared when ordering (see :func:`cwla.prepare`).
+    workers : int, optional
+        Threads that read run files (default: the number of CPUs, at most 4). Run files are
+        read, joined and scored ``workers`` at a time, so memory holds the qrels and that many
+        runs, never all of them; other runs are read at once.
 
     Returns
     -------
@@ -362,17 +367,6 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     >>> ev.values.shape[0]
     5
     """
-    if isinstance(qrels, Collection):
-        if runs is not None:
-            raise ValueError("evaluate: pass runs inside the Collection or with raw qrels, not both")
-        col = qrels
-        if ties != col.ties and ties != "float32":
-            raise ValueError(f"evaluate: the Collection was prepared with ties={col.ties!r}; prepare it again with "
-                             f"ties={ties!r}")
-    else:
-        if runs is None:
-            raise ValueError("evaluate: no runs given")
-        col = prepare(qrels, runs, order=order, ties=ties)
     parsed, labels = as_metrics(metrics)
     if isinstance(gain, str):
         gain = parse_gain(gain)
@@ -383,7 +377,7 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral) or max_docs < 1:
             raise ValueError(f"The 'max_docs' parameter of evaluate must be an integer >= 1 or None. "
                              f"Got {max_docs!r} instead.")
-        col = col.truncated(min(int(max_docs), MAX_CUTOFF))  # past every ranking: no change
+        max_docs = min(int(max_docs), MAX_CUTOFF)  # past every ranking: no change
     options = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize, judged_only=judged_only)
     Metric(ERR(), ERRAgg(), **options)  # the options are checked even where every metric sets its own
     resolved = [m.resolve(rel=level, **options) for m in parsed]
@@ -391,47 +385,112 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         m.warn_if_constant(label, stacklevel=3)
         m.warn_if_truncated(label, stacklevel=3)
 
-    n_r, n_t = len(col.runs), len(col.topics)
-    values = np.zeros((len(resolved), n_r, n_t))
-    uppers = np.zeros_like(values)
-    ideal_rows = []
-    for only_judged in (False, True):
-        rows = [i for i, m in enumerate(resolved) if bool(m.judged_only) == only_judged]
-        if not rows:
-            continue
-        group = col.judged_only() if only_judged else col
-        cw = [i for i in rows if isinstance(resolved[i], Metric)]
-        counting = [i for i in rows if not isinstance(resolved[i], Metric)]
-        cw_metrics = [resolved[i] for i in cw]
-        glo, ghi = _gain_tables(cw_metrics, [labels[i] for i in cw], group)
-        relsum = group.judged_sums(glo[:, : len(group.grades)])  # (n_metrics, n_topics)
-        tables = _level_tables([resolved[i] for i in counting], group)
-        _warn_if_nothing_relevant([resolved[i] for i in counting], [labels[i] for i in counting], group)
-        lo, hi, clo, chi = _run_kernel(group.arrays(), cw_metrics, glo, ghi, relsum, tables)
-        values[cw], uppers[cw] = lo.reshape(-1, n_r, n_t), hi.reshape(-1, n_r, n_t)
-        values[counting], uppers[counting] = clo.reshape(-1, n_r, n_t), chi.reshape(-1, n_r, n_t)
-        if any(m.normalize == "ideal" for m in cw_metrics):
-            ideal_rows.append((cw, _ideal_scores(group, cw_metrics, glo, ghi, relsum)))
+    plans, parts = None, []
+    for col in _collections(qrels, runs, order, ties, workers):
+        if max_docs is not None:
+            col = col.truncated(max_docs)
+        plans = plans or _plans(col, resolved, labels)  # the qrels' side: the same for every part
+        parts.append((col, _scores(col, resolved, plans)))
+    values = np.concatenate([lo for _, (lo, _) in parts], axis=1)
+    uppers = np.concatenate([hi for _, (_, hi) in parts], axis=1)
+    present = np.concatenate([col.present for col, _ in parts])
+    runs_axis = tuple(r for col, _ in parts for r in col.runs)
+    missing = {r: t for col, _ in parts for r, t in col.missing_topics.items()}
+    ignored = {r: t for col, _ in parts for r, t in col.ignored_topics.items()}
+    col = parts[0][0]
 
     # trec_eval -c: a qrels topic missing from a run scores 0 (its upper bound stays)
     # (the counting measures are right on an empty ranking as they are: NumRel = R, NumQ = 1, the rest 0)
-    absent = ~col.present
+    absent = ~present
     for i, m in enumerate(resolved):
         if isinstance(m, Metric):
             values[i][absent] = 0.0
     residuals = uppers - values  # before the normalisation: (upper - value) / ideal keeps its digits
-    for cw, ideal in ideal_rows:
-        for j, i in enumerate(cw):
-            if resolved[i].normalize == "ideal":
-                values[i], residuals[i] = _normalised(values[i], residuals[i], ideal[j], labels[i])
+    for plan in plans:
+        if plan.ideal is not None:
+            for j, i in enumerate(plan.cw):
+                if resolved[i].normalize == "ideal":
+                    values[i], residuals[i] = _normalised(values[i], residuals[i], plan.ideal[j], labels[i])
     return Evaluation(
         metrics=tuple(resolved),
         requested=tuple(parsed),
         labels=tuple(labels),
-        runs=col.runs,
+        runs=runs_axis,
         topics=col.topics,
         values=values,
         residuals=residuals,
-        missing_topics=col.missing_topics,
-        ignored_topics=col.ignored_topics,
+        missing_topics=missing,
+        ignored_topics=ignored,
     )
+
+
+@attrs.frozen
+class _Plan:
+    """What one group of metrics (judged_only or not) needs from the qrels, computed once: the rows of the
+    C/W/L/A metrics and of the counting measures, their gain tables, judged gain sums, the counting
+    measures' tables, and the ideal scores of the normalised metrics (or None)."""
+
+    judged_only: bool
+    cw: list
+    counting: list
+    glo: np.ndarray
+    ghi: np.ndarray
+    relsum: np.ndarray
+    tables: tuple
+    ideal: np.ndarray | None
+
+
+def _plans(col: Collection, resolved, labels) -> list:
+    """The :class:`_Plan` of each group of metrics (warnings about the qrels said once here)."""
+    plans = []
+    for only_judged in (False, True):
+        rows = [i for i, m in enumerate(resolved) if bool(m.judged_only) == only_judged]
+        if not rows:
+            continue
+        cw = [i for i in rows if isinstance(resolved[i], Metric)]
+        counting = [i for i in rows if not isinstance(resolved[i], Metric)]
+        cw_metrics = [resolved[i] for i in cw]
+        glo, ghi = _gain_tables(cw_metrics, [labels[i] for i in cw], col)
+        relsum = col.judged_sums(glo[:, : len(col.grades)])  # (n_metrics, n_topics)
+        tables = _level_tables([resolved[i] for i in counting], col)
+        _warn_if_nothing_relevant([resolved[i] for i in counting], [labels[i] for i in counting], col)
+        ideal = _ideal_scores(col, cw_metrics, glo, ghi, relsum) if any(m.normalize == "ideal" for m in cw_metrics) \
+            else None
+        plans.append(_Plan(only_judged, cw, counting, glo, ghi, relsum, tables, ideal))
+    return plans
+
+
+def _scores(col: Collection, resolved, plans) -> tuple:
+    """``(values, uppers)`` of shape (n_metrics, n_runs, n_topics) on one Collection."""
+    n_r, n_t = len(col.runs), len(col.topics)
+    values = np.zeros((len(resolved), n_r, n_t))
+    uppers = np.zeros_like(values)
+    for plan in plans:
+        group = col.judged_only() if plan.judged_only else col
+        cw_metrics = [resolved[i] for i in plan.cw]
+        lo, hi, clo, chi = _run_kernel(group.arrays(), cw_metrics, plan.glo, plan.ghi, plan.relsum, plan.tables)
+        values[plan.cw], uppers[plan.cw] = lo.reshape(-1, n_r, n_t), hi.reshape(-1, n_r, n_t)
+        values[plan.counting], uppers[plan.counting] = clo.reshape(-1, n_r, n_t), chi.reshape(-1, n_r, n_t)
+    return values, uppers
+
+
+def _collections(qrels, runs, order, ties, workers):
+    """The Collections to score: the one given; or the qrels joined with the runs, a few runs at a time when
+    they are files (memory: the qrels and ``workers`` runs), else all at once."""
+    if isinstance(qrels, Collection):
+        if runs is not None:
+            raise ValueError("evaluate: pass runs inside the Collection or with raw qrels, not both")
+        if ties != qrels.ties and ties != "float32":
+            raise ValueError(f"evaluate: the Collection was prepared with ties={qrels.ties!r}; prepare it again with "
+                             f"ties={ties!r}")
+        qrels.check()
+        yield qrels
+        return
+    if runs is None:
+        raise ValueError("evaluate: no runs given")
+    _check_order(order, "evaluate")
+    _check_ties(ties, "evaluate")
+    judgements = Judgements.of(qrels)
+    workers = workers or default_workers()
+    for group in run_groups(runs, workers):
+        yield join(judgements, read_runs(group, workers=workers, ties=ties, order=order))

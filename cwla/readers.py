@@ -152,7 +152,8 @@ _NONFINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)\Z", re.IGNORECASE)
 # \v or \f go to the line scan.
 _FIELD_SEP_CHARS = " \t\v\f"
 _FIELD_SEP_RE = re.compile(r"[ \t\v\f]+")
-_RARE_SEPARATORS = (b"\v", b"\f")
+# \v and \f separate fields only in the line scan; a NUL byte needs its checks (see _nul_clash)
+_RARE_SEPARATORS = (b"\v", b"\f", b"\0")
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -375,9 +376,20 @@ def _read_file(path, fmt: _Format) -> pd.DataFrame:
     label = os.fsdecode(path)
     data = _load_bytes(path, label, fmt)
     frame = _read_file_fast(data, fmt)
-    if frame is not None:
-        return frame
-    return _read_file_slow(data, label, fmt)
+    if frame is None:
+        frame = _read_file_slow(data, label, fmt)
+    if fmt is _QRELS:
+        _refuse_topic_all(frame, lambda i: f"{label}, line {_line_of_topic(data, label, 'all')}")
+    return frame
+
+
+def _line_of_topic(data: bytes, label: str, topic: str) -> int:
+    """The first physical line whose first field is ``topic``."""
+    for lineno, line in _physical_lines(data, label):
+        fields = _FIELD_SEP_RE.split(line.strip(_FIELD_SEP_CHARS))
+        if fields[0] == topic:
+            return lineno
+    return 0
 
 
 def run_file_bytes(path) -> bytes:
@@ -488,6 +500,7 @@ def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
     docnos: list[str] = []
     values: dict[str, list] = {column: [] for _, column, _ in fmt.numeric}
     first_seen: dict[tuple[str, str], int] = {}
+    nul_seen: dict[tuple[str, str], tuple[str, int]] = {}
     for lineno, line in _physical_lines(data, label):
         stripped = line.strip(_FIELD_SEP_CHARS)
         if not stripped or (fmt.comments and stripped.startswith("#")):
@@ -511,6 +524,10 @@ def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
                 f"{where}: docno {docno!r} appears twice for topic {topic!r} "
                 f"(first at line {first})"
             )
+        if "\0" in docno:
+            head = nul_seen.setdefault((topic, docno.split("\0")[0]), (docno, lineno))
+            if head[0] != docno:
+                raise InputError(f"{where}: {_nul_message(docno, head[0], topic)} (line {head[1]})")
         topics.append(topic)
         docnos.append(docno)
         for column, value in parsed.items():
@@ -521,6 +538,34 @@ def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
             f"whitespace-separated fields: {fmt.layout})"
         )
     return _canonical(topics, docnos, values, fmt)
+
+
+def _nul_message(docno: str, other: str, topic: str) -> str:
+    return (f"docnos {docno!r} and {other!r} of topic {topic!r} differ only after a NUL byte, where trec_eval "
+            f"(which compares docnos as C strings) sees one docno twice; remove the NUL bytes")
+
+
+def _nul_clash(topic: np.ndarray, docno: np.ndarray):
+    """``(i, j)``: rows whose docnos (same topic) are equal up to a NUL byte but differ, or None."""
+    with_nul = np.flatnonzero(np.char.find(docno.astype(str), "\0") >= 0) if len(docno) else []
+    if not len(with_nul):
+        return None
+    seen = {}
+    heads = [d.split("\0")[0] for d in docno.tolist()]
+    for i in range(len(docno)):
+        first = seen.setdefault((topic[i], heads[i]), i)
+        if docno[first] != docno[i]:
+            return i, first
+    return None
+
+
+def _refuse_topic_all(frame: pd.DataFrame, where) -> None:
+    """The per-topic outputs (trec_eval's ``-q``, cwla's TSV) use ``all`` for the mean; a qrels topic of
+    that name would be mistaken for it."""
+    rows = np.flatnonzero(frame["topic"].to_numpy() == "all")
+    if len(rows):
+        raise InputError(f"{where(int(rows[0]))}: a qrels topic is named 'all', the name trec_eval's and cwla's "
+                         f"per-topic outputs give the mean over topics; rename the topic")
 
 
 def _physical_lines(data: bytes, label: str):
@@ -694,6 +739,13 @@ def _validate(
         raise InputError(
             f"{where(i)}: docno {d!r} appears twice for topic {t!r} (first at {short(j)})"
         )
+    clash = _nul_clash(frame["topic"].to_numpy(), frame["docno"].to_numpy())
+    if clash:
+        i, j = clash
+        raise InputError(f"{where(i)}: {_nul_message(frame.at[i, 'docno'], frame.at[j, 'docno'], frame.at[i, 'topic'])}"
+                         f" (first at {short(j)})")
+    if fmt is _QRELS:
+        _refuse_topic_all(frame, where)
     return frame
 
 

@@ -28,7 +28,7 @@ from ._tokenize import RunColumns, read_run_file
 from .errors import InputError
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
 
-__all__ = ["RunSet", "read_runs", "TIES", "ORDERS"]
+__all__ = ["RunSet", "read_runs", "run_groups", "default_workers", "TIES", "ORDERS"]
 
 TIES = ("float32", "float64")
 
@@ -227,19 +227,50 @@ class RunSet:
         np.cumsum(self.lengths[run, :-1], out=out[1:])
         return out
 
-    def ranking(self, run: str, topic: str) -> pd.DataFrame:
-        """One ranking as a frame ``docno, score`` (in the RunSet's order)."""
-        r, t = self.names.index(run), self.topics.index(topic)
-        s = int(self.starts(r)[t])
-        rows = slice(s, s + int(self.lengths[r, t]))
-        return pd.DataFrame({"docno": [self.docnos[i] for i in self.doc_ids[r][rows].tolist()],
-                             "score": self.scores[r][rows]})
+    def frame(self, run: str) -> pd.DataFrame:
+        """One run as a frame ``topic, docno, score`` in the RunSet's order (topics sorted; each
+        ranking in trec_eval order unless read with ``order="file"``)."""
+        r = self.names.index(run)
+        strings = self.docnos.strings
+        return pd.DataFrame({"topic": np.repeat(np.array(self.topics, dtype=object), self.lengths[r]),
+                             "docno": [strings[i] for i in self.doc_ids[r].tolist()],
+                             "score": self.scores[r]})
 
     @property
     def nbytes(self) -> int:
         """Bytes held by the arrays (rankings, docnos, lengths)."""
         return (sum(a.nbytes for a in self.doc_ids) + sum(a.nbytes for a in self.scores) + self.docnos.nbytes
                 + self.lengths.nbytes)
+
+
+def default_workers() -> int:
+    """Threads that read run files: the number of CPUs, at most 4."""
+    return min(4, os.cpu_count() or 1)
+
+
+def _checked_names(named: list) -> list:
+    if not named:
+        raise InputError("no runs given: pass at least one run file, DataFrame or dict")
+    names = [name for name, _ in named]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"run names must be unique; {dupes} appear more than once (a run is named by its file name "
+                         f"without .gz: rename or copy the files, or in Python pass a dict {{name: run}})")
+    return named
+
+
+def run_groups(runs, size: int):
+    """``runs`` as they are (a RunSet, frames, dicts, ...), or, when they are run files, ``{name: path}``
+    dicts of at most ``size`` files each, in order (to read, join and score a few files at a time)."""
+    if isinstance(runs, RunSet):
+        yield runs
+        return
+    named = _checked_names(named_runs(runs))
+    if not all(isinstance(source, (str, os.PathLike)) for _, source in named):
+        yield dict(named)
+        return
+    for first in range(0, len(named), size):
+        yield dict(named[first:first + size])
 
 
 def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
@@ -259,15 +290,9 @@ def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order:
             raise ValueError(f"these runs were read with order={runs.order!r}; read them again with "
                              f"read_runs(..., order={order!r})")
         return runs
-    named = named_runs(runs)
-    if not named:
-        raise InputError("no runs given: pass at least one run file, DataFrame or dict")
+    named = _checked_names(named_runs(runs))
     names = [name for name, _ in named]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InputError(f"run names must be unique; {dupes} appear more than once (a run is named by its file name "
-                         f"without .gz: rename or copy the files, or in Python pass a dict {{name: run}})")
-    workers = workers or min(4, os.cpu_count() or 1)
+    workers = workers or default_workers()
     interner = Interner()
     topics, lengths, doc_ids, scores = [], [], [], []
     with ThreadPoolExecutor(max_workers=workers) as pool:

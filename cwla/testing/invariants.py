@@ -13,14 +13,13 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from .._join import trec_order
-from .._tokenize import field_keys
 from ..aggregations import ERG, ETG, Max
 from ..browsing import AP, DCG, RBP, Precision
 from ..errors import CwlaWarning
 from ..evaluation import evaluate
 from ..metric import ALL, Metric
 from ..readers import read_qrels, read_run
+from ..runset import read_runs
 from ..text import parse_metric
 
 __all__ = [
@@ -163,9 +162,7 @@ def check_swap_monotone(metric: Metric, qrels, runs) -> bool:
 
 def _trec_ordered(frame):
     """A run frame in trec_eval order (score desc, docno desc), for order='file' evaluations."""
-    topics = pd.factorize(frame["topic"], sort=True)[0]
-    keys = field_keys(np.char.encode(frame["docno"].to_numpy(dtype=str), "utf-8"))
-    return frame.iloc[trec_order(topics, frame["score"].to_numpy(), keys)].reset_index(drop=True)
+    return read_runs({"run": frame}).frame("run")
 
 
 def check_stop_normalises(metric: Metric, qrels, runs) -> None:

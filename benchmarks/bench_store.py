@@ -1,0 +1,316 @@
+"""The run store: runs read once, joined cheaply with many qrels; memory that follows the data.
+
+Usage::
+
+    python benchmarks/bench_store.py dl20 [--data DIR] [--trials B] [--repeats N]
+    python benchmarks/bench_store.py large [--topics 5000] [--runs 20] [--depth 1000] [--dir DIR] [--keep]
+    python benchmarks/bench_store.py huge  [--dir DIR] [--keep]     # cwla eval on 20,000 x 20 x 1000
+
+``dl20`` (TREC DL 2020 passage, 59 runs, nDCG@10, randomised Tukey HSD with B = 10,000), side by
+side in one process:
+
+1. one ``discpower.compare_qrels`` from files (ground truth, an LLM candidate, the runs);
+2. each further candidate (the LLM candidates of ``candidate-qrels/llm``) through a
+   ``QrelsComparer`` built once, beside what it needs on prepared data: ``cwla.evaluate`` on a
+   Collection already joined plus ``randomised_tukey_hsd``; the ratio (target <= 2.5x);
+3. a McKechnie-style sampling sweep: 10 rates x 10 repetitions (target under 10 s on 2 cores).
+
+``large`` writes a generated collection (``--topics`` x ``--runs`` x ``--depth``; docnos drawn from
+8.8 M MS MARCO-like ids, 200 judgements per topic; plain-text files, not shipped) and measures in
+fresh subprocesses, each reporting its peak RSS: ``cwla.evaluate(qrels, files, ["nDCG@10"])`` (run
+files stream a few at a time), ``cwla.read_runs`` + ``cwla.prepare`` (every run in memory at once)
+and the bytes per retrieved document of the prepared RunSet. Targets: peak RSS <= 3 GiB, wall time
+<= 12 s (a third of the 36 s measured before the run store), <= 24 bytes per document.
+
+``huge`` runs ``cwla eval -m nDCG@10`` on 20,000 topics x 20 runs x 1000 (400 M lines, about 17 GB
+of text in ``--dir``) and reports wall time and peak RSS. It needs that much free disk.
+
+Timings are medians; the machine may be shared: quote ratios, medians and the thread count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2020-passage"
+N_DOCS = 8_841_823  # MS MARCO passages
+
+
+# ---------------------------------------------------------------------------
+# dl20
+# ---------------------------------------------------------------------------
+
+
+def _dl20(args) -> int:
+    runs = sorted((args.data / "runs").glob("*.gz"))
+    candidates = sorted((args.data / "candidate-qrels" / "llm").glob("*.txt"))
+    if not runs or not candidates:
+        print(f"no runs or candidate qrels under {args.data}", file=sys.stderr)
+        return 1
+    truth = args.data / "qrels" / "qrels.dl20-passage.txt"
+    import cwla
+    import discpower
+    from discpower.qrels_compare import QrelsComparer
+    from discpower.tukey import randomised_tukey_hsd
+
+    discpower.warmup()
+    B = args.trials
+    t0 = time.perf_counter()
+    discpower.compare_qrels(truth, candidates[0], runs, "nDCG@10", n_trials=B, seed=1)
+    one = time.perf_counter() - t0
+
+    comparer = QrelsComparer.build(truth, runs, "nDCG@10", n_trials=B, seed=1)
+    run_set = comparer.runs
+    further, needed = [], []
+    for _ in range(args.repeats):
+        for c in candidates:
+            t0 = time.perf_counter()
+            comparer.compare(c)
+            further.append(time.perf_counter() - t0)
+            col = cwla.prepare(c, run_set)  # prepared data: the candidate already joined
+            t0 = time.perf_counter()
+            ev = cwla.evaluate(col, None, ["nDCG@10"])
+            randomised_tukey_hsd(ev.values[0].T, B, seed=1)
+            needed.append(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    judgements = cwla.Judgements.of(candidates[0])
+    for _ in range(20):
+        cwla.collection.join(judgements, run_set)
+    join = (time.perf_counter() - t0) / 20
+
+    rates = [round(r, 2) for r in np.linspace(0.1, 1.0, 10)]
+    t0 = time.perf_counter()
+    discpower.sweep(truth, runs, "nDCG@10", generators="sampling", parameters=rates, repetitions=10, n_trials=B,
+                    seed=1)
+    sweep = time.perf_counter() - t0
+
+    f, n = statistics.median(further), statistics.median(needed)
+    print(f"DL20: {len(runs)} runs, {sum(len(d) for d in run_set.doc_ids):,} ranked documents, nDCG@10, "
+          f"randomised Tukey HSD B = {B}; numba threads {_threads()}")
+    print(f"one compare_qrels from files: {one:.2f} s")
+    print(f"further candidate: {f:.3f} s (median of {len(further)}) | evaluate + Tukey HSD on prepared data "
+          f"{n:.3f} s | ratio {f / n:.2f}x   [target <= 2.5x: {'PASS' if f / n <= 2.5 else 'MISS'}]")
+    print(f"  of which joining the candidate with the runs: {join * 1000:.1f} ms")
+    print(f"sweep 10 rates x 10 repetitions: {sweep:.1f} s ({sweep / 100:.3f} s per candidate)   "
+          f"[target < 10 s: {'PASS' if sweep < 10 else 'MISS'}]")
+    return 0
+
+
+def _threads() -> str:
+    import numba
+
+    return f"{numba.get_num_threads()} ({numba.config.THREADING_LAYER} layer), {os.cpu_count()} CPUs"
+
+
+# ---------------------------------------------------------------------------
+# generated collections
+# ---------------------------------------------------------------------------
+
+
+def _write_collection(folder: Path, n_topics: int, n_runs: int, depth: int, seed: int = 7) -> tuple:
+    """qrels.txt and run01..runNN (plain text) in ``folder``; docnos ``D`` + 8 digits, topics ``T`` + digits."""
+    rng = np.random.default_rng(seed)
+    pool = int(depth * 1.5)
+    docs = rng.integers(0, N_DOCS, size=(n_topics, pool))  # each topic's candidate documents
+    topic_names = [f"T{t}" for t in range(n_topics)]
+    judged = rng.choice(pool, size=min(200, pool), replace=False)
+    grades = rng.choice(4, size=(n_topics, len(judged)), p=[0.55, 0.25, 0.15, 0.05])
+    qrels = folder / "qrels.txt"
+    with open(qrels, "w") as f:
+        for t in range(n_topics):
+            seen = set()
+            for j, g in zip(judged, grades[t]):
+                d = docs[t, j]
+                if d not in seen:
+                    seen.add(d)
+                    f.write(f"{topic_names[t]} 0 D{d:08d} {g}\n")
+    paths = []
+    for r in range(n_runs):
+        path = folder / f"run{r + 1:02d}"
+        with open(path, "wb") as f:
+            for first in range(0, n_topics, 500):
+                block = range(first, min(n_topics, first + 500))
+                f.write(_run_lines(rng, docs, block, depth, r))
+        paths.append(path)
+    return qrels, paths
+
+
+def _run_lines(rng, docs, topics, depth, r) -> bytes:
+    """The lines of run r for ``topics``: each ranks ``depth`` of its topic's candidates (distinct),
+    scores descending with 4 decimals (ties occur: the docno decides)."""
+    t_ids, d_ids, ranks, scores = [], [], [], []
+    for t in topics:
+        picked = np.unique(docs[t][rng.permutation(docs.shape[1])[:depth]])
+        picked = rng.permutation(picked)
+        t_ids.append(np.full(len(picked), t))
+        d_ids.append(picked)
+        ranks.append(np.arange(1, len(picked) + 1))
+        scores.append(np.sort(rng.integers(0, 200_000, len(picked)))[::-1] + 100 * r)
+    return _format(np.concatenate(t_ids), np.concatenate(d_ids), np.concatenate(ranks), np.concatenate(scores), r + 1)
+
+
+@numba.njit(cache=False)
+def _put(out, k, prefix, value, width):
+    """Write ``prefix`` (a byte, or none if < 0) and ``value`` zero-padded to ``width`` digits at ``out[k]``."""
+    if prefix >= 0:
+        out[k] = prefix
+        k += 1
+    n, rest = 1, value // 10
+    while rest > 0:
+        n += 1
+        rest //= 10
+    n = max(n, width)
+    for j in range(n - 1, -1, -1):
+        out[k + j] = 48 + value % 10
+        value //= 10
+    return k + n
+
+
+@numba.njit(cache=False)
+def _fill(topics, docs, ranks, scores, run, out):
+    k = 0
+    for i in range(topics.shape[0]):
+        k = _put(out, k, 84, topics[i], 0)  # T<topic>
+        for c in (32, 81, 48, 32):  # " Q0 "
+            out[k] = c
+            k += 1
+        k = _put(out, k, 68, docs[i], 8)  # D<8 digits>
+        out[k] = 32
+        k = _put(out, k + 1, -1, ranks[i], 0)
+        out[k] = 32
+        k = _put(out, k + 1, -1, scores[i] // 10000, 0)
+        out[k] = 46
+        k = _put(out, k + 1, -1, scores[i] % 10000, 4)
+        for c in (32, 114, 117, 110):  # " run"
+            out[k] = c
+            k += 1
+        k = _put(out, k, -1, run, 2)
+        out[k] = 10
+        k += 1
+    return k
+
+
+def _format(topics, docs, ranks, scores, run) -> bytes:
+    """``T<topic> Q0 D<8 digits> <rank> <score / 10^4, 4 decimals> run<NN>`` lines, built digit by digit."""
+    out = np.empty(len(topics) * 64, dtype=np.uint8)
+    return out[:_fill(topics, docs, ranks, scores, run, out)].tobytes()
+
+
+_MEASURE = textwrap.dedent("""
+    import json, resource, sys, time
+    import cwla
+    qrels, runs, mode = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
+    cwla.warmup()
+    t0 = time.perf_counter()
+    out = {}
+    if mode == "evaluate":
+        ev = cwla.evaluate(qrels, runs, ["nDCG@10"])
+        out["mean"] = float(ev.values.mean())
+    else:
+        run_set = cwla.read_runs(runs)
+        out["read"] = time.perf_counter() - t0
+        col = cwla.prepare(qrels, run_set)
+        ev = cwla.evaluate(col, None, ["nDCG@10"])
+        out["mean"] = float(ev.values.mean())
+        n = sum(len(d) for d in run_set.doc_ids)
+        out["bytes_per_doc"] = (sum(a.nbytes for a in run_set.doc_ids) + sum(a.nbytes for a in run_set.scores)
+                                + run_set.lengths.nbytes) / n
+        out["docno_bytes"] = run_set.docnos.nbytes
+        out["collection_bytes_per_doc"] = (col.codes.nbytes + col.starts.nbytes + col.lengths.nbytes) / n
+        out["documents"] = n
+    out["seconds"] = time.perf_counter() - t0
+    out["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps(out))
+""")
+
+
+def _measure(qrels, runs, mode: str) -> dict:
+    import json
+
+    proc = subprocess.run([sys.executable, "-c", _MEASURE, str(qrels), *map(str, runs), mode], capture_output=True,
+                          text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _large(args) -> int:
+    folder = Path(args.dir or tempfile.mkdtemp(prefix="cwla-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        t0 = time.perf_counter()
+        qrels, runs = _write_collection(folder, args.topics, args.runs, args.depth)
+        size = sum(p.stat().st_size for p in runs)
+        print(f"generated {args.topics} topics x {args.runs} runs x {args.depth}: {size / 2**30:.2f} GiB of run "
+              f"files in {time.perf_counter() - t0:.0f} s; numba threads {_threads()}")
+        for mode in ("evaluate", "prepare"):
+            m = _measure(qrels, runs, mode)
+            line = f"{mode:9s} wall {m['seconds']:.1f} s, peak RSS {m['peak_rss'] / 2**30:.2f} GiB"
+            if mode == "prepare":
+                line += (f" (read_runs {m['read']:.1f} s); RunSet {m['bytes_per_doc']:.1f} bytes per document "
+                         f"+ docnos {m['docno_bytes'] / 2**20:.0f} MiB; Collection {m['collection_bytes_per_doc']:.1f} "
+                         f"bytes per document")
+            ok = m["peak_rss"] <= 3 * 2**30 and m["seconds"] <= 12
+            print(f"{line}   [targets: peak RSS <= 3 GiB, wall <= 12 s: {'PASS' if ok else 'MISS'}]")
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+def _huge(args) -> int:
+    folder = Path(args.dir or tempfile.mkdtemp(prefix="cwla-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        t0 = time.perf_counter()
+        qrels, runs = _write_collection(folder, 20_000, 20, 1000)
+        size = sum(p.stat().st_size for p in runs)
+        print(f"generated 20,000 topics x 20 runs x 1000: {size / 2**30:.1f} GiB of run files in "
+              f"{time.perf_counter() - t0:.0f} s")
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "cwla", "eval", str(qrels), *map(str, runs), "-m", "nDCG@10"],
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+        print(f"cwla eval: exit {proc.returncode}, wall {wall:.0f} s, peak RSS {peak / 2**30:.2f} GiB, "
+              f"{len(proc.stdout.splitlines())} output lines")
+        if proc.returncode:
+            print(proc.stderr[-2000:])
+        return proc.returncode
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="part", required=True)
+    d = sub.add_parser("dl20")
+    d.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    d.add_argument("--trials", type=int, default=10_000)
+    d.add_argument("--repeats", type=int, default=3)
+    for name in ("large", "huge"):
+        g = sub.add_parser(name)
+        g.add_argument("--dir", help="where to write the generated files (default: a temporary folder)")
+        g.add_argument("--keep", action="store_true", help="keep the generated files")
+        if name == "large":
+            g.add_argument("--topics", type=int, default=5000)
+            g.add_argument("--runs", type=int, default=20)
+            g.add_argument("--depth", type=int, default=1000)
+    args = p.parse_args(argv)
+    return {"dl20": _dl20, "large": _large, "huge": _huge}[args.part](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
