@@ -199,13 +199,14 @@ def _slow_scores(buf: np.ndarray, slow: np.ndarray, scores: np.ndarray) -> bool:
 
 @attrs.frozen(eq=False)
 class RunColumns:
-    """One run as read: per line its topic and docno ids (into ``topics`` and ``docnos``, distinct
-    strings in first-seen order) and its score, in input order."""
+    """One run as read, in input order: per line its topic (an id into ``topics``, the distinct topics in
+    first-seen order), its docno (``blob[doc_starts[k]:doc_ends[k]]``) and its score."""
 
     topic_ids: np.ndarray  # int32
     topics: list  # str
-    doc_ids: np.ndarray  # int32
-    docnos: Strings
+    blob: np.ndarray  # uint8
+    doc_starts: np.ndarray  # int64
+    doc_ends: np.ndarray  # int64
     scores: np.ndarray  # float32 or float64
 
 
@@ -232,7 +233,4 @@ def read_run_file(path, ties: str = "float32") -> RunColumns | None:
         return None  # the careful reader says which score is not finite (float32's overflow is inf, and fine)
     topic_ids, t_first, _ = intern_spans(buf, topic_spans[:, 0], topic_spans[:, 1])
     topics = Strings.from_spans(buf, topic_spans[:, 0], topic_spans[:, 1], t_first).tolist()
-    del topic_spans
-    doc_ids, d_first, _ = intern_spans(buf, docno_spans[:, 0], docno_spans[:, 1])
-    docnos = Strings.from_spans(buf, docno_spans[:, 0], docno_spans[:, 1], d_first)
-    return RunColumns(topic_ids, topics, doc_ids, docnos, scores)
+    return RunColumns(topic_ids, topics, buf, docno_spans[:, 0], docno_spans[:, 1], scores)

@@ -246,30 +246,25 @@ def join(judgements: Judgements, run_set: RunSet) -> Collection:
     """Qrels (:class:`Judgements`) joined with runs read once (:class:`cwla.RunSet`) into a Collection."""
     topics = judgements.topics
     n_topics = len(topics)
-    # the judged documents some run retrieves, by topic
-    ids = run_set.docnos.ids(judgements.docnos)[judgements.doc]
-    kept = np.flatnonzero(ids >= 0)
-    by_topic = kept[np.argsort(judgements.topic[kept], kind="stable")]
-    q_starts = np.zeros(n_topics + 1, dtype=np.int64)
-    np.cumsum(np.bincount(judgements.topic[by_topic], minlength=n_topics), out=q_starts[1:])
-
     store = pd.Index(run_set.topics).get_indexer(list(topics))  # each qrels topic in the RunSet (-1: none)
+    # the grade code of every (topic, docno) pair the runs retrieve
+    ids = run_set.pair_ids(store[judgements.topic], judgements.docnos, judgements.doc)
+    grade = np.full(len(run_set.docnos), len(judgements.grades), dtype=np.int32)
+    found = ids >= 0
+    grade[ids[found]] = judgements.code[found]
+
     retrieved = store >= 0
     n_runs = len(run_set)
     lengths = np.zeros((n_runs, n_topics), dtype=np.int64)
     lengths[:, retrieved] = run_set.lengths[:, store[retrieved]]
-    run_starts = np.zeros((n_runs, n_topics), dtype=np.int64)
-    for r in range(n_runs):
-        run_starts[r, retrieved] = run_set.starts(r)[store[retrieved]]
     starts = np.zeros(lengths.size, dtype=np.int64)
     np.cumsum(lengths.reshape(-1)[:-1], out=starts[1:])
-    codes = np.empty(int(lengths.sum()), dtype=np.int32)
-    q_docs, q_codes, unjudged = ids[by_topic], judgements.code[by_topic], len(judgements.grades)
-    mark = np.full(len(run_set.docnos), unjudged, dtype=np.int32)
     out_starts = starts.reshape(n_runs, n_topics)
+    codes = np.empty(int(lengths.sum()), dtype=np.int32)
     for r in range(n_runs):
-        join_run(run_set.doc_ids[r], run_starts[r], lengths[r], q_starts, q_docs, q_codes, unjudged, mark, codes,
-                 out_starts[r])
+        run_starts = np.zeros(n_topics, dtype=np.int64)
+        run_starts[retrieved] = run_set.starts(r)[store[retrieved]]
+        join_run(run_set.doc_ids[r], run_starts, lengths[r], grade, codes, out_starts[r])
 
     judged_topic = np.zeros(len(run_set.topics), dtype=bool)
     judged_topic[store[retrieved]] = True

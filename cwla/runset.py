@@ -2,13 +2,15 @@
 
 :func:`read_runs` reads each run (files by the fast tokenizer of :mod:`cwla._tokenize`,
 in parallel threads; frames, dicts, records and ranx objects by :mod:`cwla.readers`),
-dictionary-encodes its docnos into integer ids shared by all runs (:mod:`cwla._docnos`)
-and puts every (run, topic) ranking in trec_eval's order (:func:`cwla._join.order_cells`).
-The result, a :class:`RunSet`, depends on no qrels: :func:`cwla.prepare` joins it with
-any number of qrels by looking ids up, nothing more.
+puts every (run, topic) ranking in trec_eval's order (:func:`cwla._join.order_cells`)
+and dictionary-encodes its (topic, docno) pairs into integer ids shared by all runs
+(:mod:`cwla._pairs`). The result, a :class:`RunSet`, depends on no qrels:
+:func:`cwla.prepare` joins it with any number of qrels by looking the judged pairs up,
+nothing more.
 
-Memory: 4 bytes of docno id and 4 (float32) or 8 (float64) bytes of score per
-retrieved document, plus the distinct docnos (their bytes and 24 bytes each).
+Memory: 4 bytes of pair id and 4 (float32) or 8 (float64) bytes of score per
+retrieved document, plus the distinct (topic, docno) pairs (the docno's bytes and
+16 bytes each).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ._docnos import Interner, Vocabulary, strings_of
-from ._join import first_duplicate, group_by_cell, order_cells, remap
+from ._docnos import Strings, strings_of
+from ._join import gather_strings, group_by_cell, order_cells
+from ._pairs import PairBuilder, find_pairs, hash_rows
 from ._tokenize import RunColumns, read_run_file
 from .errors import InputError
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
@@ -145,42 +148,44 @@ def _columns(source, ties: str) -> RunColumns:
             scores = scores.astype(np.float32)
     topic_ids, topics = strings_of(frame["topic"].to_numpy())
     doc_ids, docnos = strings_of(frame["docno"].to_numpy())
-    return RunColumns(topic_ids, topics.tolist(), doc_ids, docnos, scores)
+    return RunColumns(topic_ids, topics.tolist(), docnos.blob, docnos.offsets[doc_ids], docnos.offsets[doc_ids + 1],
+                      scores)
 
 
 @attrs.frozen(eq=False)
 class _Part:
     """One run read and ordered: its topics (sorted), the length of each topic's ranking, and the
-    rankings back to back (docno ids local to the run, scores)."""
+    rankings back to back (each row's docno, its score)."""
 
     topics: list
     lengths: np.ndarray
-    doc_ids: np.ndarray
-    docnos: object  # Strings: the run's distinct docnos
+    docnos: Strings  # one string per row (not distinct)
     scores: np.ndarray
 
 
-def _part(name: str, source, ties: str, order: str) -> _Part:
+def _part(source, ties: str, order: str) -> _Part:
     columns = _columns(source, ties)
     labels = sorted(columns.topics)
     position = {t: i for i, t in enumerate(labels)}
     rank = np.array([position[t] for t in columns.topics], dtype=np.int64)  # first-seen id -> sorted position
     idx, starts, lengths = group_by_cell(rank[columns.topic_ids], len(labels))
-    dup = first_duplicate(idx, starts, lengths, columns.doc_ids, len(columns.docnos))
-    if dup >= 0:
-        _raise_duplicate(name, source, columns.topics[columns.topic_ids[dup]], columns.docnos[columns.doc_ids[dup]])
     if order == "trec_eval":
         ordered = np.empty_like(idx)
-        order_cells(idx, starts, lengths, columns.scores, columns.doc_ids, columns.docnos.blob,
-                    columns.docnos.offsets, ordered)
+        order_cells(idx, starts, lengths, columns.scores, columns.doc_starts, columns.doc_ends, columns.blob, ordered)
         idx = ordered
-    return _Part(labels, lengths, columns.doc_ids[idx], columns.docnos, columns.scores[idx])
+    offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+    blob = np.empty(int((columns.doc_ends - columns.doc_starts).sum()), dtype=np.uint8)
+    gather_strings(columns.blob, columns.doc_starts, columns.doc_ends, idx, offsets, blob)
+    hashes = np.empty(len(idx), dtype=np.uint64)
+    hash_rows(blob, offsets, hashes)
+    return _Part(labels, lengths, Strings(blob, offsets, hashes), columns.scores[idx])
 
 
-def _raise_duplicate(name, source, topic, docno):
+def _raise_duplicate(name, source, part: _Part, row: int):
     """Let the careful reader name the file and lines of a duplicated docno."""
     read_run(source)
-    raise InputError(f"run {name!r}: docno {docno!r} appears twice for topic {topic!r}")
+    topic = part.topics[int(np.searchsorted(np.cumsum(part.lengths), row, side="right"))]
+    raise InputError(f"run {name!r}: docno {part.docnos[row]!r} appears twice for topic {topic!r}")
 
 
 @attrs.frozen(eq=False)
@@ -193,12 +198,15 @@ class RunSet:
         Run names, the run axis.
     topics : tuple of str
         Every topic some run retrieves for, sorted.
-    docnos : Vocabulary
-        Every docno some run retrieves; a docno's id is its position (``docnos[i]`` is the string).
+    docnos : Strings
+        The docno of every (topic, docno) pair some run retrieves; a pair's id is its position
+        (``docnos[i]`` is the string). The pairs of topic ``topics[t]`` are the ids
+        ``pair_starts[t]:pair_starts[t + 1]`` (ordered by hash); the runs share the ids.
+    pair_starts : ndarray of int64, shape (n_topics + 1,)
     lengths : ndarray of int64, shape (n_runs, n_topics)
         The length of each run's ranking for each topic (0: the run retrieves nothing for it).
     doc_ids, scores : tuple of ndarray, one per run
-        The run's rankings back to back, topic after topic (in ``topics`` order): docno ids
+        The run's rankings back to back, topic after topic (in ``topics`` order): pair ids
         (int32) and scores (float32 as trec_eval 9.x keeps them, or float64: ``ties``).
     sources : tuple
         What each run was read from (for error messages that name file and line).
@@ -210,7 +218,8 @@ class RunSet:
 
     names: tuple
     topics: tuple
-    docnos: Vocabulary
+    docnos: Strings
+    pair_starts: np.ndarray
     lengths: np.ndarray
     doc_ids: tuple
     scores: tuple
@@ -231,16 +240,29 @@ class RunSet:
         """One run as a frame ``topic, docno, score`` in the RunSet's order (topics sorted; each
         ranking in trec_eval order unless read with ``order="file"``)."""
         r = self.names.index(run)
-        strings = self.docnos.strings
         return pd.DataFrame({"topic": np.repeat(np.array(self.topics, dtype=object), self.lengths[r]),
-                             "docno": [strings[i] for i in self.doc_ids[r].tolist()],
+                             "docno": [self.docnos[i] for i in self.doc_ids[r].tolist()],
                              "score": self.scores[r]})
+
+    def pair_ids(self, topics: np.ndarray, docnos: Strings, which: np.ndarray) -> np.ndarray:
+        """The pair id of each (``topics[i]``, ``docnos[which[i]]``), -1 where no run retrieves the docno for
+        the topic; ``topics`` are positions in :attr:`topics` (-1: a topic no run retrieves for)."""
+        q_topic = np.asarray(topics, dtype=np.int64)
+        which = np.asarray(which, dtype=np.int64)
+        q_offsets = np.zeros(len(which) + 1, dtype=np.int64)
+        q_blob = np.empty(int((docnos.offsets[which + 1] - docnos.offsets[which]).sum()), dtype=np.uint8)
+        gather_strings(docnos.blob, docnos.offsets[:-1], docnos.offsets[1:], which, q_offsets, q_blob)
+        out = np.empty(len(which), dtype=np.int64)
+        find_pairs(self.pair_starts, self.docnos.hashes, self.docnos.offsets, self.docnos.blob, q_topic, q_blob,
+                   q_offsets, docnos.hashes[which], out)
+        return out
 
     @property
     def nbytes(self) -> int:
         """Bytes held by the arrays (rankings, docnos, lengths)."""
-        return (sum(a.nbytes for a in self.doc_ids) + sum(a.nbytes for a in self.scores) + self.docnos.nbytes
-                + self.lengths.nbytes)
+        d = self.docnos
+        return (sum(a.nbytes for a in self.doc_ids) + sum(a.nbytes for a in self.scores) + d.blob.nbytes
+                + d.offsets.nbytes + d.hashes.nbytes + self.pair_starts.nbytes + self.lengths.nbytes)
 
 
 def default_workers() -> int:
@@ -293,21 +315,25 @@ def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order:
     named = _checked_names(named_runs(runs))
     names = [name for name, _ in named]
     workers = workers or default_workers()
-    interner = Interner()
+    pairs = PairBuilder()
     topics, lengths, doc_ids, scores = [], [], [], []
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        # the parts arrive in run order; each one's docnos join the shared vocabulary as it arrives
-        for part in pool.map(lambda item: _part(item[0], item[1], ties, order), named):
-            remap(part.doc_ids, interner.add(part.docnos))
+        # the parts arrive in run order; each one's (topic, docno) pairs join the shared ids as it arrives
+        for r, part in enumerate(pool.map(lambda item: _part(item[1], ties, order), named)):
+            ids, duplicate = pairs.add(r, part.topics, part.lengths, part.docnos)
+            if duplicate >= 0:
+                _raise_duplicate(*named[r], part, duplicate)
             topics.append(part.topics)
             lengths.append(part.lengths)
-            doc_ids.append(part.doc_ids)
+            doc_ids.append(ids)
             scores.append(part.scores)
+            del part
     labels = sorted(set().union(*topics))
+    pair_starts, docnos = pairs.freeze(labels, doc_ids)
     table = np.zeros((len(named), len(labels)), dtype=np.int64)
     index = pd.Index(labels)
     for r, (run_topics, run_lengths) in enumerate(zip(topics, lengths)):
         table[r, index.get_indexer(run_topics)] = run_lengths
-    return RunSet(names=tuple(names), topics=tuple(labels), docnos=interner.freeze(), lengths=table,
+    return RunSet(names=tuple(names), topics=tuple(labels), docnos=docnos, pair_starts=pair_starts, lengths=table,
                   doc_ids=tuple(doc_ids), scores=tuple(scores), sources=tuple(source for _, source in named),
                   ties=ties, order=order)

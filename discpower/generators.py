@@ -285,7 +285,7 @@ class _Ranked:
     """The documents of a RunSet by trec_eval rank, for pools: the RunSet keeps every ranking in
     trec_eval order, so the top d of a ranking are its first d rows.
 
-    ``labels`` are the runs' topics (sorted); documents are docno ids of the RunSet's vocabulary.
+    ``labels`` are the runs' topics (sorted); documents are the RunSet's (topic, docno) pair ids.
     """
 
     __slots__ = ("run_set", "labels", "index")
@@ -308,7 +308,7 @@ class _Ranked:
         return np.array([self.index[t] for t in uniques.tolist()], dtype=np.int64)[inverse.reshape(-1)]
 
     def top(self, depth: int, wanted: np.ndarray):
-        """(topic codes, docno ids) of the documents some run ranks in its top `depth`, topics in `wanted`
+        """(topic codes, pair ids) of the documents some run ranks in its top `depth`, topics in `wanted`
         (bool), run after run."""
         topics, docs = [], []
         for r in range(len(self.run_set)):
@@ -319,13 +319,14 @@ class _Ranked:
             docs.append(self.run_set.doc_ids[r][rows])
         return np.concatenate(topics), np.concatenate(docs).astype(np.int64)
 
-    def doc_ids(self, docnos) -> np.ndarray:
-        """Ids of docnos (qrels'): the RunSet's, and for docnos no run retrieves new ids past them."""
+    def doc_ids(self, topics: np.ndarray, docnos) -> np.ndarray:
+        """Ids of (topic code, docno) pairs (qrels'): the RunSet's, and for pairs no run retrieves new ids
+        past them."""
         codes, strings = strings_of(docnos)
-        ids = self.run_set.docnos.ids(strings).astype(np.int64)
+        ids = self.run_set.pair_ids(topics, strings, codes)
         absent = ids < 0
         ids[absent] = len(self.run_set.docnos) + np.arange(int(absent.sum()))
-        return ids[codes]
+        return ids
 
 
 _RANKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # RunSet -> _Ranked (a memo, not state)
@@ -407,7 +408,7 @@ def depth_pool(qrels, runs, depth) -> pd.DataFrame:
     wanted[topic] = True
     pool_topic, pool_docs = ranked.top(depth, wanted)
     pool = pd.DataFrame({"t": pool_topic, "d": pool_docs}).drop_duplicates()
-    truth = pd.DataFrame({"t": topic, "d": ranked.doc_ids(q["docno"].to_numpy()), "row": np.arange(len(q))})
+    truth = pd.DataFrame({"t": topic, "d": ranked.doc_ids(topic, q["docno"].to_numpy()), "row": np.arange(len(q))})
     rows = truth.merge(pool, on=["t", "d"], how="inner")["row"].to_numpy()
     keep = np.zeros(len(q), dtype=bool)
     keep[rows] = True
@@ -519,7 +520,7 @@ def popularity_qrels(qrels, runs, *, k=10, seed=0, threshold=1, grade=None) -> p
 
     pool_topic, pool_docs = ranked.top(k, wanted)
     popularity = pd.DataFrame({"t": pool_topic, "d": pool_docs}).groupby(["t", "d"], sort=False).size().rename("pop")
-    q_docs = ranked.doc_ids(q["docno"].to_numpy())
+    q_docs = ranked.doc_ids(topic, q["docno"].to_numpy())
     truth = pd.DataFrame({"t": topic, "d": q_docs, "row": np.arange(len(q))})
     cand = truth.merge(popularity.reset_index(), on=["t", "d"], how="outer")
     row = cand["row"].fillna(-1).to_numpy().astype(np.int64)

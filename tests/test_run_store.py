@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import cwla
+import cwla._docnos
 from cwla import collection as C
 from cwla.errors import InputError
 
@@ -41,7 +42,7 @@ def small(tmp_path):
     return qrels, [r1, r2]
 
 
-def test_runs_are_read_once_into_shared_ids_in_trec_eval_order(small):
+def test_runs_are_read_once_into_shared_pair_ids_in_trec_eval_order(small):
     qrels, runs = small
     rs = cwla.read_runs(runs)
     assert rs.names == ("r1", "r2") and rs.topics == ("q1", "q2", "q9")
@@ -49,11 +50,17 @@ def test_runs_are_read_once_into_shared_ids_in_trec_eval_order(small):
     # trec_eval order: score descending, ties by docno descending (b before a at 3.0)
     assert rs.frame("r1")["docno"].tolist() == ["b", "a", "x", "c", "c"]
     assert rs.frame("r2")["docno"].tolist() == ["a", "x", "c"]
-    # one id per distinct docno, shared by the runs
-    assert sorted(rs.docnos.strings.tolist()) == ["a", "b", "c", "x"]
-    ids = {rs.docnos[i]: i for i in range(len(rs.docnos))}
-    assert rs.doc_ids[0][3] == rs.doc_ids[1][2] == ids["c"]
+    # one id per distinct (topic, docno) pair, shared by the runs; a topic's pairs are contiguous
+    pairs = [(rs.topics[t], rs.docnos[i]) for t in range(len(rs.topics))
+             for i in range(rs.pair_starts[t], rs.pair_starts[t + 1])]
+    assert sorted(pairs) == [("q1", "a"), ("q1", "b"), ("q1", "x"), ("q2", "c"), ("q2", "x"), ("q9", "c")]
+    ids = {pair: i for i, pair in enumerate(pairs)}
+    assert rs.doc_ids[0][3] == rs.doc_ids[1][2] == ids["q2", "c"]  # q2's c, in both runs
+    assert rs.doc_ids[0][4] == ids["q9", "c"] != ids["q2", "c"]
     assert rs.doc_ids[0].dtype == np.int32 and rs.scores[0].dtype == np.float32
+    codes, strings = cwla._docnos.strings_of(["a", "c", "c", "a", "c"])
+    found = rs.pair_ids(np.array([0, 1, 2, -1, 0]), strings, codes)
+    assert found.tolist() == [ids["q1", "a"], ids["q2", "c"], ids["q9", "c"], -1, -1]
 
 
 def test_a_run_set_joins_with_many_qrels_and_gives_what_files_give(small, tmp_path):
@@ -108,7 +115,7 @@ def test_a_long_docno_costs_its_bytes(tmp_path):
     rows = [("q1", f"d{i}", i + 1, 100.0 - i) for i in range(2000)] + [("q1", "x" * 2**20, 2001, -5000.0)]
     _write_run(run, rows)
     rs = cwla.read_runs([run])
-    assert rs.docnos.strings.blob.nbytes < 2**20 + 20_000
+    assert rs.docnos.blob.nbytes < 2**20 + 20_000
     assert rs.frame("long")["docno"].iloc[-1] == "x" * 2**20
 
 

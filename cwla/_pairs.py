@@ -1,0 +1,250 @@
+"""The distinct (topic, docno) pairs of a set of runs, interned topic by topic.
+
+Every retrieved document of a :class:`cwla.RunSet` is an id of a (topic, docno) pair,
+the unit a qrels judges; the runs share these ids (the same document retrieved for
+the same topic by two runs is one id). While runs are read, each topic keeps its own
+small open-addressing hash table (so look-ups stay in cache whatever the size of the
+collection), in regions of one ``slots`` array that move when they fill up.
+:meth:`PairBuilder.freeze` orders the pairs by topic, then hash, and drops the tables:
+a pair is then found by binary search among its topic's hashes and an exact byte
+comparison (:func:`find_pairs`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ._docnos import Strings, _hash, compare
+from ._numba import jit
+
+__all__ = ["PairBuilder", "find_pairs"]
+
+
+_LOW = np.uint64(0xFFFFFFFF)
+_SHIFT = np.uint64(32)
+
+
+@jit()
+def _new_region(slots, used, size):
+    slots[used:used + size] = 0
+    return used, size
+
+
+@jit()
+def _grow(slots, used, start, size):
+    """The region ``start:start + size`` copied into a new one twice its size at ``used`` (its entries
+    placed again by the low hash bits they carry: the old region is read in order, nothing else)."""
+    new_start, new_size = _new_region(slots, used, 2 * size)
+    mask = np.uint64(new_size - 1)
+    for j in range(size):
+        v = slots[start + j]
+        if v != 0:
+            i = (v >> _SHIFT) & mask
+            while slots[new_start + i] != 0:
+                i = (i + np.uint64(1)) & mask
+            slots[new_start + i] = v
+    return new_start, new_size
+
+
+@jit()
+def _insert_run(run, cell_topic, cell_lengths, row_blob, row_offsets, row_hash, reg_start, reg_size, count, slots,
+                slots_used, p_hash, p_offsets, p_topic, p_last, n_pairs, blob, out):
+    """Intern one run's rows (cells of global topic ``cell_topic[c]``, rows back to back) into the pairs.
+
+    A slot holds ``(low 32 bits of the hash) << 32 | (pair id + 1)``, 0 when empty; a topic's region
+    doubles when half full. ``out[k]`` becomes the pair id of row k. Returns ``(n_pairs, slots_used,
+    duplicate)`` where ``duplicate`` is a row whose pair the run already retrieved (the same docno twice
+    for a topic), or -1. The caller guarantees room in ``slots``, the pair arrays and ``blob``.
+    """
+    k = 0
+    for c in range(cell_topic.shape[0]):
+        t = cell_topic[c]
+        if reg_size[t] == 0:
+            reg_start[t], reg_size[t] = _new_region(slots, slots_used, 16)
+            slots_used += 16
+        for _ in range(cell_lengths[c]):
+            if 2 * (count[t] + 1) > reg_size[t]:
+                reg_start[t], reg_size[t] = _grow(slots, slots_used, reg_start[t], reg_size[t])
+                slots_used += reg_size[t]
+            start, mask = reg_start[t], np.uint64(reg_size[t] - 1)
+            h = row_hash[k]
+            tag = h & _LOW
+            s, e = row_offsets[k], row_offsets[k + 1]
+            i = tag & mask
+            while True:
+                v = slots[start + i]
+                if v == 0:  # a new pair
+                    u = n_pairs
+                    slots[start + i] = (tag << _SHIFT) | np.uint64(u + 1)
+                    p_hash[u] = h
+                    p_topic[u] = t
+                    p_offsets[u + 1] = p_offsets[u] + (e - s)
+                    blob[p_offsets[u]:p_offsets[u + 1]] = row_blob[s:e]
+                    p_last[u] = run
+                    count[t] += 1
+                    n_pairs += 1
+                    break
+                if (v >> _SHIFT) == tag:
+                    u = np.int64(v & _LOW) - 1
+                    if compare(blob, p_offsets[u], p_offsets[u + 1], row_blob, s, e) == 0:
+                        if p_last[u] == run:
+                            return n_pairs, slots_used, k
+                        p_last[u] = run
+                        break
+                i = (i + np.uint64(1)) & mask
+            out[k] = u
+            k += 1
+    return n_pairs, slots_used, -1
+
+
+@jit()
+def _group(keys, n_groups):
+    """Indices ``0..len(keys)-1`` grouped by key (stable), and each group's start (``n_groups + 1``)."""
+    starts = np.zeros(n_groups + 1, dtype=np.int64)
+    for g in keys:
+        starts[g + 1] += 1
+    for g in range(n_groups):
+        starts[g + 1] += starts[g]
+    fill = starts[:-1].copy()
+    idx = np.empty(keys.shape[0], dtype=np.int64)
+    for k in range(keys.shape[0]):
+        idx[fill[keys[k]]] = k
+        fill[keys[k]] += 1
+    return idx, starts
+
+
+@jit(parallel=True)
+def _sort_groups_by_hash(idx, starts, p_hash):
+    for g in prange(starts.shape[0] - 1):
+        seg = idx[starts[g]:starts[g + 1]]
+        seg[:] = seg[np.argsort(p_hash[seg], kind="mergesort")]
+
+
+@jit()
+def _gather_strings(blob, offsets, order, out_offsets, out):
+    for k in range(order.shape[0]):
+        u = order[k]
+        n = offsets[u + 1] - offsets[u]
+        out_offsets[k + 1] = out_offsets[k] + n
+        out[out_offsets[k]:out_offsets[k + 1]] = blob[offsets[u]:offsets[u + 1]]
+
+
+@jit(parallel=True)
+def remap_ids(ids, mapping):
+    """``ids[k] = mapping[ids[k]]`` in place."""
+    for k in prange(ids.shape[0]):
+        ids[k] = mapping[ids[k]]
+
+
+@jit()
+def find_pairs(pair_starts, p_hash, p_offsets, blob, q_topic, q_blob, q_offsets, q_hash, out):
+    """``out[i]``: the id of the pair (topic ``q_topic[i]``, string i of the query), -1 if absent (or if
+    ``q_topic[i]`` is -1). The pairs of topic t are ``pair_starts[t]:pair_starts[t + 1]``, by hash."""
+    for i in range(out.shape[0]):
+        out[i] = -1
+        t = q_topic[i]
+        if t < 0:
+            continue
+        h = q_hash[i]
+        lo, hi = pair_starts[t], pair_starts[t + 1]
+        end = hi
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if p_hash[mid] < h:
+                lo = mid + 1
+            else:
+                hi = mid
+        while lo < end and p_hash[lo] == h:
+            if compare(blob, p_offsets[lo], p_offsets[lo + 1], q_blob, q_offsets[i], q_offsets[i + 1]) == 0:
+                out[i] = lo
+                break
+            lo += 1
+
+
+def _grown(array: np.ndarray, need: int) -> np.ndarray:
+    """``array`` with room for ``need`` entries (capacity doubled as needed)."""
+    if need <= len(array):
+        return array
+    out = np.empty(max(need, 2 * len(array)), dtype=array.dtype)
+    out[:len(array)] = array
+    return out
+
+
+class PairBuilder:
+    """The pairs of runs added one after another (:meth:`add`), then frozen (:meth:`freeze`)."""
+
+    def __init__(self):
+        self.topics: dict = {}  # label -> global topic id, first seen first
+        self.reg_start = np.zeros(16, dtype=np.int64)
+        self.reg_size = np.zeros(16, dtype=np.int64)
+        self.count = np.zeros(16, dtype=np.int64)
+        self.slots = np.zeros(1024, dtype=np.uint64)
+        self.slots_used = 0
+        self.n_pairs = 0
+        self.p_hash = np.empty(256, dtype=np.uint64)
+        self.p_offsets = np.zeros(257, dtype=np.int64)
+        self.p_topic = np.empty(256, dtype=np.int32)
+        self.p_last = np.empty(256, dtype=np.int32)
+        self.blob = np.empty(4096, dtype=np.uint8)
+
+    def add(self, run: int, labels: list, lengths: np.ndarray, strings: Strings) -> tuple:
+        """Pair ids of one run's rows (``strings``: the rows' docnos; cells of topics ``labels`` with
+        ``lengths`` rows each, back to back). Returns ``(ids, duplicate row or -1)``."""
+        for label in labels:
+            self.topics.setdefault(label, len(self.topics))
+        n_t = len(self.topics)
+        for name in ("reg_start", "reg_size", "count"):
+            setattr(self, name, _grown_zero(getattr(self, name), n_t))
+        rows = len(strings)
+        # regions double when half full: what a run can add is at most 8 slots per pair, 16 per new topic
+        self.slots = _grown(self.slots, self.slots_used + 8 * (self.n_pairs + rows) + 16 * len(labels))
+        for name in ("p_hash", "p_topic", "p_last"):
+            setattr(self, name, _grown(getattr(self, name), self.n_pairs + rows))
+        self.p_offsets = _grown(self.p_offsets, self.n_pairs + rows + 1)
+        self.blob = _grown(self.blob, int(self.p_offsets[self.n_pairs]) + len(strings.blob))
+        cell_topic = np.array([self.topics[label] for label in labels], dtype=np.int64)
+        ids = np.empty(rows, dtype=np.int32)
+        self.n_pairs, self.slots_used, dup = _insert_run(
+            run, cell_topic, np.asarray(lengths, dtype=np.int64), strings.blob, strings.offsets, strings.hashes,
+            self.reg_start, self.reg_size, self.count, self.slots, self.slots_used, self.p_hash, self.p_offsets,
+            self.p_topic, self.p_last, self.n_pairs, self.blob, ids)
+        return ids, int(dup)
+
+    def freeze(self, labels: list, doc_ids) -> tuple:
+        """``(pair_starts, Strings)`` with the pairs ordered by topic (in ``labels`` order: every label
+        added, sorted), then hash; each array of ``doc_ids`` is renumbered in place."""
+        n = self.n_pairs
+        self.slots = None  # the tables are not needed any more
+        rank = np.empty(len(self.topics), dtype=np.int64)
+        position = {label: i for i, label in enumerate(labels)}
+        for label, t in self.topics.items():
+            rank[t] = position[label]
+        order, pair_starts = _group(rank[self.p_topic[:n]], len(labels))
+        _sort_groups_by_hash(order, pair_starts, self.p_hash[:n])
+        new_id = np.empty(n, dtype=np.int32)
+        new_id[order] = np.arange(n, dtype=np.int32)
+        for ids in doc_ids:
+            remap_ids(ids, new_id)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        blob = np.empty(int(self.p_offsets[n]), dtype=np.uint8)
+        _gather_strings(self.blob, self.p_offsets, order, offsets, blob)
+        strings = Strings(blob, offsets, self.p_hash[:n][order])
+        self.blob = self.p_hash = self.p_offsets = None
+        return pair_starts, strings
+
+
+def _grown_zero(array: np.ndarray, need: int) -> np.ndarray:
+    """``array`` with room for ``need`` entries, the new ones 0."""
+    if need <= len(array):
+        return array
+    out = np.zeros(max(need, 2 * len(array)), dtype=array.dtype)
+    out[:len(array)] = array
+    return out
+
+
+@jit()
+def hash_rows(blob, offsets, out):
+    """``out[k]``: the hash of string k of (``blob``, ``offsets``)."""
+    for k in range(out.shape[0]):
+        out[k] = _hash(blob, offsets[k], offsets[k + 1])
