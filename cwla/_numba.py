@@ -19,14 +19,27 @@ with a subfolder per cwla version (``.../cwla/0.1.0/``). Where that folder canno
 created or written, cwla still works, compiling in every process, and says so once
 with a :class:`~cwla.errors.CwlaWarning`. :func:`cache_dir` tells where it is. An empty
 ``CWLA_CACHE_DIR`` counts as unset.
+
+**Threads.** Every kernel releases the GIL (``nogil=True``), so cwla and discpower can be
+called from several Python threads (e.g. ``discpower.sweep(..., executor=ThreadPoolExecutor())``).
+The parallel kernels (``parallel=True``) run on numba's threading layer: TBB and OpenMP
+accept launches from several threads at once, but the ``workqueue`` layer (numba's
+fallback when neither is installed, or ``NUMBA_THREADING_LAYER=workqueue``) aborts the
+process on a concurrent launch. Under workqueue the parallel kernels therefore run one at
+a time, behind one process-wide lock (each one already uses every numba thread); the first
+time a thread has to wait for that lock cwla says so once with a
+:class:`~cwla.errors.CwlaWarning`. The layer is the one numba picks at the first parallel
+launch (:func:`numba.threading_layer`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
 import tempfile
+import threading
 import warnings
 
 import numba
@@ -131,14 +144,81 @@ class _Cache(caching.FunctionCache):
     _impl_class = _Impl
 
 
+_PARALLEL_LOCK = threading.Lock()  # held by a parallel kernel while the threading layer is not thread-safe
+_thread_safe_layer: bool | None = None  # decided at the first parallel call
+_said_serialised = False
+
+
+def _layer_is_thread_safe() -> bool:
+    """Whether numba's threading layer accepts parallel launches from several threads (tbb, omp: yes;
+    workqueue: no). Selects the layer as numba's first parallel launch would, then asks numba which it is."""
+    global _thread_safe_layer
+    if _thread_safe_layer is None:
+        try:
+            from numba.np.ufunc.parallel import _launch_threads
+
+            _launch_threads()  # what compiling or loading a parallel kernel does first (idempotent)
+            _thread_safe_layer = numba.threading_layer() != "workqueue"
+        except Exception:  # no layer loads (the kernel call reports why) or numba moved things: be safe
+            _thread_safe_layer = False
+    return _thread_safe_layer
+
+
+def _say_serialised_once() -> None:
+    global _said_serialised
+    if not _said_serialised:
+        _said_serialised = True
+        warnings.warn(
+            "numba's workqueue threading layer does not accept parallel kernels from several threads at once: "
+            "cwla runs them one at a time (each still uses every numba thread). Install tbb "
+            "(pip install tbb) or use an OpenMP build of numba to run them concurrently.",
+            _cwla_warning(),
+            stacklevel=_outside_the_package(),
+        )
+
+
+class _Serialised:
+    """A ``parallel=True`` dispatcher that holds :data:`_PARALLEL_LOCK` while it runs if the threading
+    layer is not thread-safe (see the module's docstring). Attributes are the dispatcher's
+    (``signatures``, ``stats``, ``py_func``, ...). Parallel kernels are called from Python only: a
+    jitted function cannot call this wrapper.
+    """
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        functools.update_wrapper(self, dispatcher, updated=())
+
+    def __call__(self, *args, **kwargs):
+        if _layer_is_thread_safe():
+            return self.dispatcher(*args, **kwargs)
+        waited = not _PARALLEL_LOCK.acquire(blocking=False)
+        if waited:
+            _PARALLEL_LOCK.acquire()
+        try:
+            if waited:
+                _say_serialised_once()
+            return self.dispatcher(*args, **kwargs)
+        finally:
+            _PARALLEL_LOCK.release()
+
+    def __getattr__(self, name):  # names the wrapper does not have itself
+        if name == "dispatcher":  # not set yet (a copy being built): no recursion
+            raise AttributeError(name)
+        return getattr(self.dispatcher, name)
+
+
 def jit(*, parallel=False):
-    """numba's ``njit`` with cwla's options, cached in :func:`cache_dir` (uncached if None)."""
+    """numba's ``njit`` with cwla's options, cached in :func:`cache_dir` (uncached if None).
+
+    A parallel kernel comes wrapped so that it is safe to call from several threads under
+    every threading layer (:class:`_Serialised`); the others are plain numba dispatchers.
+    """
 
     def decorate(func):
         dispatcher = numba.njit(cache=False, error_model="numpy", parallel=parallel, nogil=True)(func)
         if _CACHE_DIR is not None:
             # what numba's enable_caching() does, with our locator instead of numba's
             dispatcher._cache = _Cache(dispatcher.py_func)
-        return dispatcher
+        return _Serialised(dispatcher) if parallel else dispatcher
 
     return decorate

@@ -80,6 +80,10 @@ def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except MemoryError as err:
+        command = " ".join(filter(None, (prog, getattr(args, "command", None))))
+        print(f"{prog}: error: {_memory_message(err, command)}", file=sys.stderr)
+        return 2
     except _USER_ERRORS as err:
         print(f"{prog}: error: {_message(err)}", file=sys.stderr)
         return 2
@@ -97,6 +101,17 @@ def _message(err: BaseException) -> str:
     if isinstance(err, OSError) and not isinstance(err, CwlaError) and err.filename is not None:
         return f"{err.filename}: {err.strerror or err}"
     return str(err).rstrip("\n")
+
+
+def _memory_message(err: MemoryError, command: str) -> str:
+    """What ran out: the command, the size of the allocation that failed when numpy says it, and the remedy."""
+    size = getattr(err, "_total_size", None)  # numpy's _ArrayMemoryError: the bytes of the array it could not make
+    if isinstance(size, int):
+        needed = f": one array needed about {size / 2**30:,.1f} GiB"
+    else:
+        needed = f" ({err})" if str(err) else ""
+    return (f"out of memory while running '{command}'{needed}; ask for less at a time (fewer runs, topics or "
+            f"metrics; for discpower fewer --trials or --splits) or free some memory")
 
 
 def _silence_stdout():

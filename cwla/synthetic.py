@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._files import atomic_write_text
+from .errors import InputError
 from .gains import _fmt
 
 __all__ = ["collection", "write_trec"]
@@ -265,7 +267,9 @@ def write_trec(qrels: pd.DataFrame, runs: dict, directory) -> tuple[Path, list[P
         Columns ``topic, docno, grade``.
     runs : dict of str to pandas.DataFrame
         Run name -> columns ``topic, docno, score, rank``; the name is the
-        file name and the run tag.
+        file name and the run tag, so it must be a plain file name inside
+        ``directory``: not empty, ``.`` or ``..``, no path separator, no
+        whitespace, not ``qrels.txt``.
     directory : str or os.PathLike
         Where to write (created if needed).
 
@@ -278,19 +282,52 @@ def write_trec(qrels: pd.DataFrame, runs: dict, directory) -> tuple[Path, list[P
         ``qid Q0 docno rank score tag``: per topic, rank 1..n by score
         descending (ties in the frame's rank order), scores written so that
         they read back exactly.
+
+    Raises
+    ------
+    InputError
+        A run name that is not a plain file name (checked before anything is written).
+
+    Each file is written to a temporary name and renamed into place, so an error
+    never leaves half a file.
     """
+    names = [_run_file_name(name) for name in runs]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise InputError(f"run names {repeated} repeat once written as file names (str of each key); "
+                         f"every run needs its own file")
     directory = Path(os.fspath(directory))
     directory.mkdir(parents=True, exist_ok=True)
-    qrels_path = directory / "qrels.txt"
+    qrels_path = directory / _QRELS_NAME
     grades = [_fmt(g) for g in qrels["grade"].tolist()]
     lines = [f"{t} 0 {d} {g}\n" for t, d, g in zip(qrels["topic"].tolist(), qrels["docno"].tolist(), grades)]
-    qrels_path.write_text("".join(lines), encoding="utf-8")
+    atomic_write_text(qrels_path, "".join(lines))
     paths = []
-    for name, frame in runs.items():
-        path = directory / str(name)
-        path.write_text(_run_text(frame, str(name)), encoding="utf-8")
+    for name, frame in zip(names, runs.values()):
+        path = directory / name
+        atomic_write_text(path, _run_text(frame, name))
         paths.append(path)
     return qrels_path, paths
+
+
+#: the file name of the qrels that :func:`write_trec` writes
+_QRELS_NAME = "qrels.txt"
+
+
+def _run_file_name(name) -> str:
+    """A run name as the name of its file in write_trec's folder, or an InputError naming it."""
+    text = str(name)
+    separators = {"/", os.sep, os.altsep} - {None}
+    if text in ("", ".", "..") or any(sep in text for sep in separators) or os.path.isabs(text):
+        problem = "a path, not a file name" if text not in ("", ".", "..") else "not a file name"
+        raise InputError(f"run name {text!r} is {problem}: write_trec writes each run to a file of that name "
+                         f"inside the folder; accepted: a plain file name (no '/', not '', '.' or '..')")
+    if text == _QRELS_NAME:
+        raise InputError(f"run name {text!r} is the name of the qrels file write_trec writes; rename the run")
+    if "\0" in text or any(ch.isspace() for ch in text):
+        raise InputError(f"run name {text!r} contains whitespace or a NUL character: the name is the run tag, "
+                         f"the last field of each TREC run line; accepted: a name without whitespace")
+    return text
 
 
 def _run_text(frame: pd.DataFrame, tag: str) -> str:

@@ -226,6 +226,8 @@ def _build(parser, cls, args, name_tok, params):
         if key not in params:
             accepted = ", ".join(params) if params else "no parameters"
             parser.fail(f"{name_tok[1]} has no parameter {key!r} (accepted: {accepted})", pos)
+        if key in kwargs:
+            parser.fail(f"{name_tok[1]}: parameter {key!r} given twice", pos)
         kwargs[key] = value
     try:
         return cls(**kwargs)

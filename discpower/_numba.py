@@ -1,4 +1,5 @@
-"""numba options for discpower's kernels (the same as cwla's: cached, no fast-math flags)."""
+"""numba options for discpower's kernels: cwla's (cached, no fast-math flags, parallel kernels safe to call
+from several threads under every threading layer; see :mod:`cwla._numba`)."""
 
 from cwla._numba import jit
 

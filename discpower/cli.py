@@ -15,21 +15,42 @@ the meta-evaluation report: per metric discriminative power, Delta_alpha,
 split-half mean tau and how many metrics it significantly outperforms; then the
 Kendall tau-b matrix between the metrics' system rankings. ``compare-qrels``
 prints ``measure, value`` lines (TP, TN, FP, FN, 1P, 1R, 2P, 2R, BAC, MCC, ...).
+
+No output (``--pairs FILE``, ``--figures DIR``) may be one of the input files: that is refused
+before anything is read or written, and files are written whole (a temporary file renamed into
+place). ``--trials`` and ``--splits`` are checked against the available memory first. An option
+that takes one value (``-m`` of ``compare-qrels``, ``--truth``, ``--candidate``, ``--pairs``,
+``--figures``) may be given once.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
 from cwla import __version__
+from cwla._files import atomic_write, atomic_write_text, check_outputs
 from cwla.cli import (add_scoring_arguments, add_trec_eval_arguments, depth_value, evaluation_options, run_command,
                       scoring_options, topic_notes)
 
 __all__ = ["main"]
 
 PROG = "discpower"
+
+
+class Once(argparse.Action):
+    """An option that may be given once: a second occurrence is a usage error (not "the last one wins",
+    which would silently drop the first)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = f"_given_{self.dest}"
+        if getattr(namespace, seen, None) is not None:
+            raise argparse.ArgumentError(self, f"given twice ({getattr(namespace, seen)!r} and {values!r}); "
+                                               f"this option takes one value (run the command once per value)")
+        setattr(namespace, seen, values)
+        setattr(namespace, self.dest, values)
 
 
 def main(argv=None) -> int:
@@ -62,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--splits", type=int, default=1000, metavar="N", help="split-half trials (1000; 0 skips)")
     m.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
     m.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    m.add_argument("--figures", metavar="DIR", help="also write asl.png and similarity.png into DIR")
+    m.add_argument("--figures", metavar="DIR", action=Once,
+                   help="also write asl.png and similarity.png into DIR (created if needed)")
     m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.set_defaults(func=_cmd_meta)
 
@@ -70,10 +92,11 @@ def _parser() -> argparse.ArgumentParser:
                             description="Score the runs under the ground truth and the candidate qrels with one "
                                         "metric, run the same test on each and print the agreement measures "
                                         "(McKechnie et al. 2025; Otero et al. 2023) as TSV: measure, value.")
-    c.add_argument("--truth", required=True, metavar="QRELS", help="ground-truth qrels")
-    c.add_argument("--candidate", required=True, metavar="QRELS", help="candidate qrels")
+    c.add_argument("--truth", required=True, metavar="QRELS", action=Once, help="ground-truth qrels")
+    c.add_argument("--candidate", required=True, metavar="QRELS", action=Once, help="candidate qrels")
     c.add_argument("runs", metavar="RUN", nargs="+", help="run files")
-    c.add_argument("-m", "--metric", default="nDCG@10", metavar="METRIC", help="one metric (default nDCG@10)")
+    c.add_argument("-m", "--metric", default="nDCG@10", metavar="METRIC", action=Once,
+                   help="one metric (default nDCG@10; given once: run the command once per metric)")
     c.add_argument("--gain", metavar="GAIN", help="gain map for metrics that do not set one")
     c.add_argument("--cutoff", metavar="K", type=int)
     c.add_argument("--depth", metavar="H", type=depth_value)
@@ -90,15 +113,18 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--kappa-weights", choices=("linear", "quadratic"), help="weighted Cohen's kappa")
     c.add_argument("--topics", choices=("common", "truth"), default="common",
                    help="common (default): test the truth on the candidate's topics too; truth: on all its topics")
-    c.add_argument("--pairs", metavar="FILE", help="also write the pair-level detail (TSV) to FILE ('-': stdout)")
+    c.add_argument("--pairs", metavar="FILE", action=Once,
+                   help="also write the pair-level detail (TSV) to FILE ('-': stdout); not an input file")
     c.set_defaults(func=_cmd_compare)
     return parser
 
 
 def _cmd_tukey(args) -> int:
+    from ._validate import null_memory
     from .io import read_matrix
     from .tukey import randomised_tukey_hsd
 
+    null_memory(args.trials, "--trials")
     X, systems = read_matrix(args.matrix)
     result = randomised_tukey_hsd(X, args.trials, args.seed, systems=systems, plus_one=args.plus_one)
     frame = result.to_frame()
@@ -110,9 +136,15 @@ def _cmd_tukey(args) -> int:
 
 
 def _cmd_meta(args) -> int:
-    from .meta import meta_evaluate
+    from ._validate import check_memory
+    from .meta import meta_evaluate, meta_memory
 
     metrics, options = scoring_options(args, default_metric=None)
+    if args.figures:
+        check_outputs([("--figures", os.path.join(args.figures, name)) for name in FIGURES], _inputs(args))
+    check_memory(meta_memory(len(metrics), args.trials, args.splits, args.trials),
+                 f"--trials {args.trials:,} for {len(metrics)} metrics and --splits {args.splits:,} (every metric's "
+                 f"null distribution is kept)", "use fewer --trials or --splits, or fewer metrics at a time")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = meta_evaluate(args.qrels, args.runs, metrics, n_trials=args.trials, n_splits=args.splits,
@@ -136,8 +168,12 @@ def _cmd_meta(args) -> int:
 
 
 def _cmd_compare(args) -> int:
+    from ._validate import null_memory
     from .qrels_compare import COUNTS, compare_qrels
 
+    check_outputs([("--pairs", args.pairs)], _inputs(args))
+    if args.test == "tukey":
+        null_memory(args.trials, "--trials")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = compare_qrels(args.truth, args.candidate, args.runs, args.metric, test=args.test,
@@ -153,8 +189,7 @@ def _cmd_compare(args) -> int:
         if args.pairs == "-":
             sys.stdout.write("\n" + text)
         else:
-            with open(args.pairs, "w") as fh:
-                fh.write(text)
+            atomic_write_text(args.pairs, text)
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
     m = result.measures
@@ -164,26 +199,35 @@ def _cmd_compare(args) -> int:
     return 0
 
 
+def _inputs(args) -> list[tuple[str, str]]:
+    """The files a command reads, each with the name the user gave it (for :func:`cwla._files.check_outputs`)."""
+    named = [(label, getattr(args, option, None)) for label, option in
+             (("QRELS", "qrels"), ("--truth", "truth"), ("--candidate", "candidate"), ("MATRIX", "matrix"))]
+    return named + [("RUN", run) for run in getattr(args, "runs", None) or ()]
+
+
 def _number(value) -> str:
     """A measure with 6 decimals, NaN as 'nan'."""
     value = float(value)
     return "nan" if value != value else f"{value:.6f}"
 
 
-def _figures(report, directory) -> None:
-    from pathlib import Path
+#: the files ``meta --figures DIR`` writes into DIR
+FIGURES = ("asl.png", "similarity.png")
 
+
+def _figures(report, directory) -> None:
+    """Write the ASL curves and the similarity heatmap as PNG files into ``directory`` (created if needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    ax = report.plot_asl()
-    ax.figure.savefig(out / "asl.png", dpi=150, bbox_inches="tight")
-    plt.close(ax.figure)
-    ax = report.plot_similarity()
-    ax.figure.savefig(out / "similarity.png", dpi=150, bbox_inches="tight")
-    plt.close(ax.figure)
-    print(f"{PROG}: wrote {out / 'asl.png'} and {out / 'similarity.png'}", file=sys.stderr)
+    os.makedirs(directory, exist_ok=True)
+    paths = [os.path.join(directory, name) for name in FIGURES]
+    for path, plot in zip(paths, (report.plot_asl, report.plot_similarity)):
+        figure = plot().figure
+        with atomic_write(path, "wb") as fh:
+            figure.savefig(fh, format="png", dpi=150, bbox_inches="tight")
+        plt.close(figure)
+    print(f"{PROG}: wrote {' and '.join(paths)}", file=sys.stderr)

@@ -28,15 +28,14 @@ from numba import prange
 
 from ._numba import jit
 from ._rng import mix, shuffle, trial_state
-from ._validate import DiscpowerError, alpha_level, seed_value
-from ._validate import n_trials as _check_count
+from ._validate import NULL_BYTES, DiscpowerError, alpha_level, check_memory, null_trials, seed_value
 from cwla._latex import escape as _tex
 
 from .result import PairwiseTest
 from .similarity import TIE_TOLERANCE, _score_array, _tau_b, _tolerance
 from .tukey import column_sums, randomised_tukey_hsd
 
-__all__ = ["split_half_consistency", "SplitHalfConsistency", "topic_split"]
+__all__ = ["split_half_consistency", "SplitHalfConsistency", "topic_split", "split_half_memory"]
 
 _CHUNK = 16  # splits per parallel task: a fixed size, so the work split never depends on the threads
 #: XORed into the split seed to derive the seed of the Tukey HSD (an independent stream family)
@@ -105,6 +104,12 @@ def _index(value, name, low):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise DiscpowerError(f"The '{name}' parameter must be an integer >= {low}. Got {value!r} instead.")
     return int(value)
+
+
+def split_half_memory(n_metrics: int, n_splits: int, n_trials: int) -> int:
+    """Bytes :func:`split_half_consistency` allocates: the splits x metrics tau matrix (twice, when it is
+    built in parts for progress reports) and the null distribution of its Tukey HSD."""
+    return 2 * 8 * n_splits * n_metrics + NULL_BYTES * n_trials if n_splits else 0
 
 
 def topic_split(n_topics: int, seed, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -311,13 +316,16 @@ def split_half_consistency(values, labels=None, *, n_splits: int = 1000, seed=No
     """
     V, labels, _ = _score_array(values, labels, runs, allow_2d=False, min_metrics=2, min_runs=3, min_topics=4)
     B = _index(n_splits, "n_splits", 2)  # the Tukey HSD treats splits as topics: it needs two
-    trials = _check_count(n_trials, "n_trials")
+    trials = null_trials(n_trials, "n_trials")
     alpha = alpha_level(alpha)
     tol = _tolerance(tie_tolerance)
     if progress is not None and not callable(progress):
         raise DiscpowerError(f"progress must be None or a callable progress(done, total); got {progress!r}")
     seed = seed_value(seed)
     n_metrics, n_runs, n_topics = V.shape
+    check_memory(split_half_memory(n_metrics, B, trials),
+                 f"n_splits={B:,} for {n_metrics} metrics with n_trials={trials:,} (the splits x metrics tau "
+                 f"matrix and the null distribution of its Tukey HSD)", "use fewer splits or trials")
 
     if progress is None:
         taus = _split_half_taus(V, np.uint64(seed), 0, B, tol)

@@ -33,7 +33,8 @@ Discpower output (:func:`write_pairs`)
 Every reader accepts plain text or gzip (recognised by its magic bytes), UTF-8,
 skips blank lines (line numbers in errors are physical, 1-based) and raises
 :class:`discpower.DiscpowerError` naming the file, the line and the problem.
-A missing file raises :class:`FileNotFoundError`.
+A missing file raises :class:`FileNotFoundError`. The writers write a temporary file in
+the target's folder and rename it into place (an error never leaves half a file).
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ import gzip
 import math
 import os
 import zlib
-from pathlib import Path
 
 import numpy as np
+
+from cwla._files import atomic_write_text
 
 from ._validate import DiscpowerError, score_matrix
 
@@ -235,7 +237,7 @@ def write_matrix(X, systems, path):
     lines = ["\t".join(names)]
     lines += ["\t".join(repr(float(v)) for v in row) for row in X]
     text = "\n".join(lines) + "\n"
-    Path(path).write_text(text, encoding="utf-8")
+    atomic_write_text(path, text)
     return text
 
 
@@ -269,5 +271,5 @@ def write_pairs(result, path=None, *, digits=4):
              for a, b in zip(i.tolist(), j.tolist())]
     text = "".join(line + "\n" for line in lines)
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        atomic_write_text(path, text)
     return text

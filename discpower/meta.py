@@ -18,14 +18,13 @@ from cwla._latex import tabular
 from cwla.evaluation import Evaluation, evaluate
 
 from ._progress import reporter
-from ._validate import DiscpowerError, alpha_level, seed_value
-from ._validate import n_trials as _check_trials
-from .consistency import split_half_consistency
+from ._validate import DiscpowerError, alpha_level, check_memory, null_trials, seed_value
+from .consistency import split_half_consistency, split_half_memory
 from .power import asl_curves, discriminative_power, plot_asl_curves
 from .similarity import ranking_similarity
 from .tukey import randomised_tukey_hsd
 
-__all__ = ["MetaEvaluation", "meta_evaluate"]
+__all__ = ["MetaEvaluation", "meta_evaluate", "meta_memory"]
 
 
 @attrs.frozen(eq=False)
@@ -90,6 +89,12 @@ class MetaEvaluation:
         return self.similarity.plot(ax=ax, **kwargs)
 
 
+def meta_memory(n_metrics: int, n_trials: int, n_splits: int, split_trials: int) -> int:
+    """Bytes :func:`meta_evaluate` allocates for its resampling: every metric's null distribution, kept in
+    its test (8 bytes a trial), the sorted copy of one, and the split-half analysis."""
+    return 8 * (n_metrics + 1) * n_trials + split_half_memory(n_metrics, n_splits, split_trials)
+
+
 def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_splits: int = 1000,
                   split_trials: int | None = None, alpha: float = 0.05, seed=0, progress=False,
                   **options) -> MetaEvaluation:
@@ -121,8 +126,8 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
     MetaEvaluation
     """
     alpha = alpha_level(alpha)
-    B = _check_trials(n_trials)
-    split_B = B if split_trials is None else _check_trials(split_trials, "split_trials")
+    B = null_trials(n_trials)
+    split_B = B if split_trials is None else null_trials(split_trials, "split_trials")
     if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 0 or n_splits == 1:
         raise DiscpowerError(f"The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. "
                              f"Got {n_splits!r} instead.")
@@ -144,6 +149,9 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
                              f"n > 4); got {len(ev.runs)}")
 
+    check_memory(meta_memory(len(ev.labels), B, int(n_splits), split_B),
+                 f"n_trials={B:,} for {len(ev.labels)} metrics and n_splits={int(n_splits):,} (every metric's "
+                 f"null distribution is kept)", "use fewer trials or splits, or fewer metrics at a time")
     tick = reporter(progress, len(ev.labels), "Tukey HSD per metric")
     tests = {}
     for k, label in enumerate(ev.labels):

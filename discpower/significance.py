@@ -26,8 +26,7 @@ from numba import prange
 
 from ._numba import jit
 from ._rng import next_below, trial_state
-from ._validate import DiscpowerError, score_matrix, seed_value
-from ._validate import n_trials as _check_trials
+from ._validate import DiscpowerError, finite_sums, null_trials, score_matrix, seed_value
 from .result import PairwiseTest
 from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges
 
@@ -148,6 +147,7 @@ def paired_t_test(X, *, systems=None, correction=None) -> PairwiseTest:
         raise DiscpowerError(f"The 'correction' parameter must be one of None, 'holm' or 'bonferroni'. "
                              f"Got {correction!r} instead.")
     X, names = score_matrix(X, systems=systems)
+    finite_sums(X, "paired t-test", squares=True)
     n, m = X.shape
     i, j = np.triu_indices(m, k=1)
     D = X[:, i] - X[:, j]
@@ -225,6 +225,7 @@ def parametric_tukey_hsd(X, *, systems=None) -> PairwiseTest:
     [['A', 'B'], ['A', 'C'], ['B', 'C']]
     """
     X, names = score_matrix(X, systems=systems)
+    finite_sums(X, "parametric Tukey HSD", squares=True)
     n, m = X.shape
     means, diff = _mean_diff(X)
     residual = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
@@ -365,6 +366,7 @@ def fisher_randomisation(x, y=None, *, n_trials=10_000, seed=None, systems=None,
     0.125
     """
     X, names = _two_systems(x, y, systems, "fisher_randomisation")
+    finite_sums(X, "Fisher randomisation")
     n = X.shape[0]
     S = column_sums(X)
     d = abs(S[0] - S[1]) / n
@@ -380,7 +382,7 @@ def fisher_randomisation(x, y=None, *, n_trials=10_000, seed=None, systems=None,
         return PairwiseTest(method="exact Fisher randomisation", systems=names, diff=diff, statistic=stat,
                             pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
                             means=X.mean(axis=0))
-    B = _check_trials(n_trials)
+    B = null_trials(n_trials)
     seed = seed_value(seed)
     null = null_ranges(X, B, np.uint64(seed))
     p = float(exceedance_pvalues(d, null, plus_one=plus_one))
@@ -493,7 +495,8 @@ def paired_bootstrap(x, y=None, *, n_trials=10_000, seed=None, systems=None, plu
     (1000, (1000,))
     """
     X, names = _two_systems(x, y, systems, "paired_bootstrap")
-    B = _check_trials(n_trials)
+    finite_sums(X, "paired bootstrap", squares=True)
+    B = null_trials(n_trials)
     seed = seed_value(seed)
     n = X.shape[0]
     d = X[:, 0] - X[:, 1]

@@ -9,13 +9,18 @@ each chunk (pass paths to feed a process pool cheaply).
 
 A local process pool must start its workers with ``spawn`` or ``forkserver``
 (``ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn"))``):
-numba's OpenMP thread pool does not survive ``fork()``.
+numba's OpenMP thread pool does not survive ``fork()``. A thread pool works under every numba
+threading layer (under ``workqueue`` the parallel kernels take turns: see :mod:`cwla._numba`).
+
+A cell whose candidate cannot be compared (e.g. an empty one) becomes rows with NaN values and a
+``status`` that says why; the other cells go on (:func:`sweep`).
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
+import warnings
 import zlib
 from collections.abc import Iterable, Mapping
 
@@ -23,6 +28,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from cwla.errors import CwlaError, CwlaWarning
 from cwla.readers import read_qrels
 
 from ._progress import reporter
@@ -57,28 +63,76 @@ def _comparer(recipe: _Recipe) -> QrelsComparer:
         return comparer
 
 
-def _run_chunk(recipe: _Recipe, items: list, comparer: QrelsComparer | None = None) -> list[dict]:
-    """Compare every candidate of a chunk; rows of the tidy frame."""
+def _where(name, fn, parameter, repetition) -> str:
+    """The cell, as error messages name it."""
+    if fn is None:
+        return f"candidate {name!r}"
+    return f"generator {name!r}, parameter {parameter}, repetition {repetition}"
+
+
+def _compare_cell(comparer: QrelsComparer, name, fn, parameter, repetition, seed, qrels) -> tuple[dict, str]:
+    """(measures, status) of one cell of the grid.
+
+    ``"ok"`` with the comparison's measures; ``"empty candidate"`` (no judgement at all) or the
+    error's message, with no measures, when cwla or discpower refuse to compare the candidate
+    (a :class:`~cwla.errors.CwlaError`: no topic in common with the ground truth, a single topic,
+    ...). Any other error, and any error of the generator itself, is raised as a DiscpowerError
+    that names the cell.
+    """
+    where = _where(name, fn, parameter, repetition)
+    try:
+        if fn is not None:
+            qrels = fn(comparer.truth, comparer.runs, parameter, seed)
+    except Exception as exc:
+        raise DiscpowerError(f"sweep cell ({where}): the generator failed: {type(exc).__name__}: {exc}") from exc
+    if isinstance(qrels, (pd.DataFrame, Mapping)) and len(qrels) == 0:
+        return {}, "empty candidate"
+    # topic subsets are compared against the ground truth on all its topics (McKechnie's Table 2)
+    topics = "truth" if getattr(fn, "keeps_truth_topics", False) else None
+    try:
+        return comparer.compare(qrels, topics=topics).measures, "ok"
+    except CwlaError as exc:  # DiscpowerError and cwla's InputError included
+        return {}, str(exc)
+    except Exception as exc:
+        raise DiscpowerError(f"sweep cell ({where}): {type(exc).__name__}: {exc}") from exc
+
+
+def _run_chunk(recipe: _Recipe, items: list, comparer: QrelsComparer | None = None) -> tuple[list[dict], list[str]]:
+    """Compare every candidate of a chunk: the rows of the tidy frame (one row with measure None for a
+    cell that did not compare, see :func:`_tidy`) and ``"<cell>: <status>"`` for each such cell."""
     comparer = comparer if comparer is not None else _comparer(recipe)
-    rows = []
+    rows, failures = [], []
     for name, fn, parameter, repetition, seed, qrels in items:
-        if fn is None:  # a candidate given as qrels
-            result = comparer.compare(qrels)
+        measures, status = _compare_cell(comparer, name, fn, parameter, repetition, seed, qrels)
+        cell = {"generator": name, "parameter": parameter, "repetition": repetition}
+        if status == "ok":
+            rows += [{**cell, "measure": measure, "value": float(value), "status": status}
+                     for measure, value in measures.items()]
         else:
-            # topic subsets are compared against the ground truth on all its topics (McKechnie's Table 2)
-            topics = "truth" if getattr(fn, "keeps_truth_topics", False) else None
-            result = comparer.compare(fn(comparer.truth, comparer.runs, parameter, seed), topics=topics)
-        rows += [{"generator": name, "parameter": parameter, "repetition": repetition, "measure": measure,
-                  "value": float(value)} for measure, value in result.measures.items()]
-    return rows
+            rows.append({**cell, "measure": None, "value": np.nan, "status": status})
+            failures.append(f"{_where(name, fn, parameter, repetition)}: {status}")
+    return rows, failures
+
+
+def _tidy(rows: list[dict]) -> pd.DataFrame:
+    """The sweep's frame: a cell that did not compare gets a NaN row for each measure the others have
+    (a single row, measure NaN, when no cell compared)."""
+    names = list(dict.fromkeys(row["measure"] for row in rows if row["status"] == "ok")) or [np.nan]
+    rows = [out for row in rows
+            for out in ([row] if row["status"] == "ok" else [{**row, "measure": m} for m in names])]
+    return pd.DataFrame(rows, columns=["generator", "parameter", "repetition", "measure", "value", "status"])
 
 
 @attrs.frozen(eq=False)
 class Sweep:
     """Result of :func:`sweep`: a tidy frame and pure methods over it.
 
-    ``frame`` columns: ``generator, parameter, repetition, measure, value`` (for candidate files
-    ``generator`` is the candidate's name and ``parameter`` is NaN).
+    ``frame`` columns: ``generator, parameter, repetition, measure, value, status`` (for candidate files
+    ``generator`` is the candidate's name and ``parameter`` is NaN). ``status`` is ``"ok"`` for a cell
+    that was compared, else why it was not (``"empty candidate"``, or the message of the error that
+    refused the candidate, e.g. no topic in common with the ground truth); such a cell has every
+    measure, with NaN values. A measure may be NaN in an ``"ok"`` cell too (a zero denominator, e.g.
+    MCC when the candidate finds no significant pair).
     """
 
     frame: pd.DataFrame
@@ -87,12 +141,21 @@ class Sweep:
     seed: int
 
     def summary(self) -> pd.DataFrame:
-        """Mean, standard deviation and count over repetitions, per generator, parameter and measure."""
-        grouped = self.frame.groupby(["generator", "parameter", "measure"], sort=False, dropna=False)["value"]
-        return grouped.agg(["mean", "std", "count"]).reset_index()
+        """Mean, standard deviation and count over repetitions, per generator, parameter and measure.
+
+        Only the ``"ok"`` cells count: ``mean``, ``std`` and ``count`` skip NaN values, so the cells
+        that were not compared (NaN values) are left out, and ``failed`` counts them. A parameter none
+        of whose repetitions compared keeps its rows, with NaN means and count 0.
+        """
+        frame = self.frame.assign(failed=self.frame["status"] != "ok")
+        grouped = frame.groupby(["generator", "parameter", "measure"], sort=False, dropna=False)
+        summary = grouped["value"].agg(["mean", "std", "count"])
+        summary["failed"] = grouped["failed"].sum()
+        return summary.reset_index()
 
     def table(self, measures=("TP", "TN", "FP", "FN", "1P", "1R", "2P", "2R", "BAC", "MCC", "tau")) -> pd.DataFrame:
-        """Wide table, one row per generator and parameter, the mean of each measure (McKechnie's Table 1)."""
+        """Wide table, one row per generator and parameter, the mean of each measure (McKechnie's Table 1)
+        over the ``"ok"`` repetitions (:meth:`summary`; NaN where none compared)."""
         s = self.summary()
         wide = s.pivot_table(index=["generator", "parameter"], columns="measure", values="mean", sort=False,
                              dropna=False)
@@ -218,6 +281,20 @@ def sweep(truth, runs, metric="nDCG@10", *, generators=None, parameters=(0.1, 0.
     Returns
     -------
     Sweep
+        One ``status`` per cell. A candidate that cannot be compared -- empty (e.g. sampling rate 0
+        on qrels that list only relevant documents), or refused with a cwla/discpower error (no topic
+        in common with the ground truth, a single topic, ...) -- gives a cell whose status says why and
+        whose measures are NaN; the other cells go on, and one :class:`~cwla.errors.CwlaWarning` names
+        the first such cells. A candidate under which every system scores the same is compared as any
+        other ("ok"): no pair is significant under it, so every pair significant under the ground truth
+        is a Type II error (FN); leaving it out would flatter the low sampling rates.
+
+    Raises
+    ------
+    DiscpowerError
+        For bad arguments, before any cell runs; and for an error raised by a generator or any other
+        unexpected error in a cell, with the cell's generator, parameter and repetition (or candidate
+        name) in the message. A generator with nothing to give for a cell returns empty qrels instead.
     """
     seed = seed_value(seed)
     if executor is not None:
@@ -232,19 +309,20 @@ def sweep(truth, runs, metric="nDCG@10", *, generators=None, parameters=(0.1, 0.
     comparer = QrelsComparer.build(truth, runs, metric, **settings)
     chunks = [items[k:k + chunk_size] for k in range(0, len(items), chunk_size)]
     tick = reporter(progress, len(chunks), "qrels sweep")
-    rows = []
-    if executor is None:
-        for k, chunk in enumerate(chunks):
-            rows += _run_chunk(recipe, chunk, comparer)
+    futures = [executor.submit(_run_chunk, recipe, chunk) for chunk in chunks] if executor is not None else []
+    results = (future.result() for future in futures) if futures else (
+        _run_chunk(recipe, chunk, comparer) for chunk in chunks)
+    rows, failures = [], []
+    try:
+        for k, (chunk_rows, chunk_failures) in enumerate(results):
+            rows += chunk_rows
+            failures += chunk_failures
             tick(k + 1, len(chunks))
-    else:
-        futures = [executor.submit(_run_chunk, recipe, chunk) for chunk in chunks]
-        try:
-            for k, future in enumerate(futures):
-                rows += future.result()
-                tick(k + 1, len(chunks))
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
-    return Sweep(frame=pd.DataFrame(rows), metric=comparer.label, alpha=comparer.alpha, seed=seed)
+    finally:
+        for future in futures:  # after an error: the chunks not started yet are dropped (no-op for the others)
+            future.cancel()
+    if failures:
+        warnings.warn(f"{len(failures)} of {len(items)} sweep cells could not be compared (their status says why, "
+                      f"their measures are NaN): {'; '.join(failures[:3])}{' ...' if len(failures) > 3 else ''}",
+                      CwlaWarning, stacklevel=2)
+    return Sweep(frame=_tidy(rows), metric=comparer.label, alpha=comparer.alpha, seed=seed)

@@ -22,8 +22,7 @@ from numba import prange
 
 from ._numba import jit
 from ._rng import shuffle, trial_state
-from ._validate import n_trials as _check_trials
-from ._validate import score_matrix, seed_value
+from ._validate import finite_sums, null_trials, score_matrix, seed_value
 from .result import PairwiseTest
 
 __all__ = ["randomised_tukey_hsd", "TIE_TOLERANCE"]
@@ -105,6 +104,12 @@ def randomised_tukey_hsd(X, n_trials=10_000, seed=None, *, systems=None, plus_on
     PairwiseTest
         ``statistic`` = d_ij, ``pvalue`` = p_ij, ``null_distribution`` = the r_b.
 
+    Raises
+    ------
+    DiscpowerError
+        A bad matrix or parameter; scores whose sums overflow; ``n_trials`` whose null
+        distribution (16 bytes a trial) does not fit in the available memory.
+
     Examples
     --------
     >>> import numpy as np
@@ -114,7 +119,8 @@ def randomised_tukey_hsd(X, n_trials=10_000, seed=None, *, systems=None, plus_on
     (3, 3)
     """
     X, names = score_matrix(X, systems=systems)
-    B = _check_trials(n_trials)
+    finite_sums(X, "randomised Tukey HSD")
+    B = null_trials(n_trials)
     seed = seed_value(seed)
     n = X.shape[0]
     S = column_sums(X)

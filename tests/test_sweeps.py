@@ -164,3 +164,77 @@ def test_ranking_stability_survives_undefined_measures(files):
     ranking = stab.ranking_stability()
     assert ranking["samples"] == 0 and np.isnan(ranking["same_order"])
     assert stab.summary()["original"].notna().any()
+
+
+def test_an_empty_candidate_is_a_status_row_and_the_other_cells_go_on(files):
+    qrels, qrels_path, run_paths, _ = files
+    relevant = qrels[qrels.grade > 0].reset_index(drop=True)  # rate 0 keeps no judgement at all
+    grid = dict(generators="sampling", repetitions=2, n_trials=200, seed=9)
+    with pytest.warns(cwla.CwlaWarning, match=re.escape("2 of 4 sweep cells could not be compared")) as said:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            result = discpower.sweep(relevant, run_paths, parameters=[0.0, 0.5], executor=pool, chunk_size=1, **grid)
+    assert "generator 'sampling', parameter 0.0, repetition 1: empty candidate" in str(said[-1].message)
+    frame = result.frame
+    assert list(frame.columns) == ["generator", "parameter", "repetition", "measure", "value", "status"]
+    cells = frame.groupby(["parameter", "repetition"])["measure"].agg(list)
+    assert len(cells) == 4 and all(m == cells.iloc[-1] for m in cells)  # every cell, every measure
+    empty, half = frame[frame.parameter == 0.0], frame[frame.parameter == 0.5]
+    assert (empty.status == "empty candidate").all() and empty.value.isna().all()
+    assert (half.status == "ok").all()
+    alone = discpower.sweep(relevant, run_paths, parameters=[0.5], **grid)
+    pd.testing.assert_frame_equal(half.reset_index(drop=True), alone.frame)
+    table = result.table()
+    assert table.loc[("sampling", 0.0)].isna().all()
+    pd.testing.assert_series_equal(table.loc[("sampling", 0.5)], alone.table().loc[("sampling", 0.5)])
+    summary = result.summary().set_index(["parameter", "measure"])
+    assert summary.loc[(0.0, "MCC"), "failed"] == 2 and summary.loc[(0.0, "MCC"), "count"] == 0
+    assert summary.loc[(0.5, "MCC"), "failed"] == 0
+    assert result.plot() is not None
+
+
+def test_a_candidate_refused_by_the_comparison_is_a_status_row(files):
+    qrels, qrels_path, run_paths, _ = files
+    one_topic = qrels[qrels.topic == qrels.topic.iloc[0]]
+    with pytest.warns(cwla.CwlaWarning, match=re.escape("1 of 2 sweep cells could not be compared")):
+        result = discpower.sweep(qrels_path, run_paths, candidates={"one topic": one_topic, "same": qrels},
+                                 n_trials=200, seed=1)
+    status = result.frame.groupby("generator")["status"].unique()
+    assert status["same"].tolist() == ["ok"]
+    assert "a paired test needs at least 2" in status["one topic"].item()
+    table = result.table().droplevel("parameter")  # NaN for candidates
+    assert table.loc["one topic"].isna().all() and table.loc["same", "FP"] == 0
+
+
+def test_a_generator_error_names_its_cell(files):
+    qrels, qrels_path, run_paths, _ = files
+
+    def picky(truth, runs, parameter, seed):
+        if parameter == 0.5:
+            raise RuntimeError("no half measures")
+        return truth
+
+    message = "sweep cell (generator 'picky', parameter 0.5, repetition 0): the generator failed: RuntimeError: " \
+              "no half measures"
+    with pytest.raises(DiscpowerError, match=re.escape(message)):
+        discpower.sweep(qrels, run_paths, generators=[picky], parameters=[1.0, 0.5], n_trials=100, seed=1)
+    with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(DiscpowerError, match=re.escape(message)):
+        discpower.sweep(qrels, run_paths, generators=[picky], parameters=[1.0, 0.5], n_trials=100, seed=1,
+                        executor=pool, chunk_size=1)
+
+
+def test_a_candidate_that_ties_every_system_is_compared(files):
+    qrels, qrels_path, run_paths, _ = files
+
+    def nothing_relevant(truth, runs, parameter, seed):
+        return truth.assign(grade=0.0)
+
+    with pytest.warns(cwla.CwlaWarning, match="gives every qrels grade"):
+        result = discpower.sweep(qrels, run_paths, generators=[nothing_relevant], parameters=[1], repetitions=1,
+                                 n_trials=200, seed=1)
+    got = result.frame.set_index("measure")
+    assert (got.status == "ok").all()
+    truth = discpower.QrelsComparer.build(qrels, run_paths, n_trials=200, seed=1).truth_test
+    i, j = truth.pairs()
+    assert got.loc["TP", "value"] == got.loc["FP", "value"] == 0
+    assert got.loc["FN", "value"] == np.sum(truth.pvalue[i, j] < 0.05) > 0  # every lost difference counts
+    assert np.isnan(got.loc["MCC", "value"])
