@@ -64,6 +64,9 @@ def intern_spans(buf, starts, ends):
     m = 0
     for k in range(n):
         s, e = starts[k], ends[k]
+        if k > 0 and compare(buf, s, e, buf, starts[k - 1], ends[k - 1]) == 0:
+            ids[k] = ids[k - 1]  # the same as the line before (files are grouped by topic): no hashing
+            continue
         h = _hash(buf, s, e)
         slot = h & mask
         while True:
