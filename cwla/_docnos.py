@@ -108,6 +108,10 @@ class Strings:
     def tolist(self) -> list:
         return [self[i] for i in range(len(self))]
 
+    @property
+    def nbytes(self) -> int:
+        return self.blob.nbytes + self.offsets.nbytes + self.hashes.nbytes
+
     @classmethod
     def from_spans(cls, buf, starts, ends, first) -> "Strings":
         """The strings ``buf[starts[i]:ends[i]]`` for i in ``first``, copied out of ``buf``."""
@@ -133,19 +137,21 @@ def _hashes(blob, offsets) -> np.ndarray:
 
 def strings_of(values) -> tuple:
     """``(ids, Strings)`` of Python strings: the distinct strings (UTF-8) and each value's id."""
-    codes, uniques = _factorize(values)
-    encoded = [u.encode("utf-8", "surrogateescape") for u in uniques]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    blob = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
-    return codes.astype(np.int32), Strings(blob, offsets, _hashes(blob, offsets))
-
-
-def _factorize(values):
     import pandas as pd
 
     codes, uniques = pd.factorize(np.asarray(values, dtype=object))
-    return codes, [str(u) for u in uniques]
+    uniques = [u if isinstance(u, str) else str(u) for u in uniques.tolist()]
+    joined = "".join(uniques)
+    offsets = np.zeros(len(uniques) + 1, dtype=np.int64)
+    if joined.isascii():  # one byte a character: the lengths are the strings' lengths
+        np.cumsum(np.fromiter(map(len, uniques), dtype=np.int64, count=len(uniques)), out=offsets[1:])
+        data = joined.encode("ascii")
+    else:
+        encoded = [u.encode("utf-8", "surrogateescape") for u in uniques]
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+        data = b"".join(encoded)
+    blob = np.frombuffer(data, dtype=np.uint8).copy()
+    return codes.astype(np.int32), Strings(blob, offsets, _hashes(blob, offsets))
 
 
 @jit()

@@ -49,22 +49,33 @@ def _grow(slots, used, start, size):
 
 @jit()
 def _insert_run(run, cell_topic, cell_lengths, row_blob, row_offsets, row_hash, reg_start, reg_size, count, slots,
-                slots_used, p_hash, p_offsets, p_topic, p_last, n_pairs, blob, out):
+                slots_used, p_hash, p_offsets, p_topic, p_last, n_pairs, blob, out, first_cell, first_row):
     """Intern one run's rows (cells of global topic ``cell_topic[c]``, rows back to back) into the pairs.
 
     A slot holds ``(low 32 bits of the hash) << 32 | (pair id + 1)``, 0 when empty; a topic's region
-    doubles when half full. ``out[k]`` becomes the pair id of row k. Returns ``(n_pairs, slots_used,
-    duplicate)`` where ``duplicate`` is a row whose pair the run already retrieved (the same docno twice
-    for a topic), or -1. The caller guarantees room in ``slots``, the pair arrays and ``blob``.
+    doubles when half full. ``out[k]`` becomes the pair id of row k. Starts at cell ``first_cell``, row
+    ``first_row``; returns ``(n_pairs, slots_used, status, cell, row)``: status -1 when done, -2 when
+    ``slots`` is full (grow it and call again from ``cell``, ``row``), else a row whose pair the run
+    already retrieved (the same docno twice for a topic). The caller guarantees room in the pair arrays
+    and ``blob``.
     """
-    k = 0
-    for c in range(cell_topic.shape[0]):
+    end = 0
+    for c in range(first_cell + 1):
+        end += cell_lengths[c] if c < cell_topic.shape[0] else 0
+    k = first_row
+    for c in range(first_cell, cell_topic.shape[0]):
+        if c > first_cell:
+            end += cell_lengths[c]
         t = cell_topic[c]
         if reg_size[t] == 0:
+            if slots_used + 16 > slots.shape[0]:
+                return n_pairs, slots_used, -2, c, k
             reg_start[t], reg_size[t] = _new_region(slots, slots_used, 16)
             slots_used += 16
-        for _ in range(cell_lengths[c]):
+        while k < end:
             if 2 * (count[t] + 1) > reg_size[t]:
+                if slots_used + 2 * reg_size[t] > slots.shape[0]:
+                    return n_pairs, slots_used, -2, c, k
                 reg_start[t], reg_size[t] = _grow(slots, slots_used, reg_start[t], reg_size[t])
                 slots_used += reg_size[t]
             start, mask = reg_start[t], np.uint64(reg_size[t] - 1)
@@ -89,13 +100,13 @@ def _insert_run(run, cell_topic, cell_lengths, row_blob, row_offsets, row_hash, 
                     u = np.int64(v & _LOW) - 1
                     if compare(blob, p_offsets[u], p_offsets[u + 1], row_blob, s, e) == 0:
                         if p_last[u] == run:
-                            return n_pairs, slots_used, k
+                            return n_pairs, slots_used, k, c, k
                         p_last[u] = run
                         break
                 i = (i + np.uint64(1)) & mask
             out[k] = u
             k += 1
-    return n_pairs, slots_used, -1
+    return n_pairs, slots_used, -1, cell_topic.shape[0], k
 
 
 @jit()
@@ -188,6 +199,16 @@ class PairBuilder:
         self.p_last = np.empty(256, dtype=np.int32)
         self.blob = np.empty(4096, dtype=np.uint8)
 
+    def reserve(self, rows: int, n_bytes: int) -> None:
+        """Room for ``rows`` more pairs of ``n_bytes`` docno bytes (and their tables) at once: growing the
+        arrays run after run copies them; untouched room costs no memory (the pages are never written)."""
+        n = self.n_pairs + rows
+        for name in ("p_hash", "p_topic", "p_last"):
+            setattr(self, name, _grown(getattr(self, name), n))
+        self.p_offsets = _grown(self.p_offsets, n + 1)
+        self.blob = _grown(self.blob, int(self.p_offsets[self.n_pairs]) + n_bytes)
+        self.slots = _grown(self.slots, self.slots_used + 4 * n)
+
     def add(self, run: int, labels: list, lengths: np.ndarray, strings: Strings) -> tuple:
         """Pair ids of one run's rows (``strings``: the rows' docnos; cells of topics ``labels`` with
         ``lengths`` rows each, back to back). Returns ``(ids, duplicate row or -1)``."""
@@ -197,19 +218,22 @@ class PairBuilder:
         for name in ("reg_start", "reg_size", "count"):
             setattr(self, name, _grown_zero(getattr(self, name), n_t))
         rows = len(strings)
-        # regions double when half full: what a run can add is at most 8 slots per pair, 16 per new topic
-        self.slots = _grown(self.slots, self.slots_used + 8 * (self.n_pairs + rows) + 16 * len(labels))
         for name in ("p_hash", "p_topic", "p_last"):
             setattr(self, name, _grown(getattr(self, name), self.n_pairs + rows))
         self.p_offsets = _grown(self.p_offsets, self.n_pairs + rows + 1)
         self.blob = _grown(self.blob, int(self.p_offsets[self.n_pairs]) + len(strings.blob))
         cell_topic = np.array([self.topics[label] for label in labels], dtype=np.int64)
         ids = np.empty(rows, dtype=np.int32)
-        self.n_pairs, self.slots_used, dup = _insert_run(
-            run, cell_topic, np.asarray(lengths, dtype=np.int64), strings.blob, strings.offsets, strings.hashes,
-            self.reg_start, self.reg_size, self.count, self.slots, self.slots_used, self.p_hash, self.p_offsets,
-            self.p_topic, self.p_last, self.n_pairs, self.blob, ids)
-        return ids, int(dup)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        cell, row = 0, 0
+        while True:
+            self.n_pairs, self.slots_used, status, cell, row = _insert_run(
+                run, cell_topic, lengths, strings.blob, strings.offsets, strings.hashes, self.reg_start,
+                self.reg_size, self.count, self.slots, self.slots_used, self.p_hash, self.p_offsets, self.p_topic,
+                self.p_last, self.n_pairs, self.blob, ids, cell, row)
+            if status != -2:
+                return ids, int(status)
+            self.slots = _grown(self.slots, 2 * len(self.slots))  # the tables need room: double it, go on
 
     def freeze(self, labels: list, doc_ids) -> tuple:
         """``(pair_starts, Strings)`` with the pairs ordered by topic (in ``labels`` order: every label

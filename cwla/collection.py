@@ -67,7 +67,11 @@ class Judgements:
         """Anything :func:`cwla.read_qrels` accepts (a Judgements is returned as it is)."""
         if isinstance(qrels, Judgements):
             return qrels
-        q = read_qrels(qrels)
+        return cls.from_frame(read_qrels(qrels))
+
+    @classmethod
+    def from_frame(cls, q: pd.DataFrame) -> "Judgements":
+        """A canonical qrels frame (what :func:`cwla.read_qrels` returns; not checked again)."""
         topic, topics = pd.factorize(q["topic"].to_numpy(), sort=True)
         grades, code = np.unique(q["grade"].to_numpy(np.float64), return_inverse=True)
         code = code.reshape(-1)

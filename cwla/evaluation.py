@@ -26,7 +26,7 @@ from ._latex import tabular
 from .aggregations import ERRAgg
 from .browsing import AP, ERR, MAX_CUTOFF
 from .collection import Collection, Judgements, join
-from .runset import _check_order, _check_ties, default_workers, read_runs, run_groups
+from .runset import _check_order, _check_ties, read_runs, run_groups
 from .counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, CountingMeasure, kind_table
 from .errors import CwlaWarning
 from .gains import Binary, GainMap, _fmt, parse_gain
@@ -352,8 +352,9 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         Precision in which scores are compared when ordering (see :func:`cwla.prepare`).
     workers : int, optional
         Threads that read run files (default: the number of CPUs, at most 4). Run files are
-        read, joined and scored ``workers`` at a time, so memory holds the qrels and that many
-        runs, never all of them; other runs are read at once.
+        read, joined and scored a group at a time (consecutive files of up to 1 GiB of text, at
+        least one file), so memory holds the qrels and one group, never every run; other runs
+        are read at once. The result is the same.
 
     Returns
     -------
@@ -475,8 +476,9 @@ def _scores(col: Collection, resolved, plans) -> tuple:
 
 
 def _collections(qrels, runs, order, ties, workers):
-    """The Collections to score: the one given; or the qrels joined with the runs, a few runs at a time when
-    they are files (memory: the qrels and ``workers`` runs), else all at once."""
+    """The Collections to score: the one given; or the qrels joined with the runs, a group of files at a time
+    when they are files (:func:`cwla.runset.run_groups`: memory holds the qrels and one group), else all at
+    once."""
     if isinstance(qrels, Collection):
         if runs is not None:
             raise ValueError("evaluate: pass runs inside the Collection or with raw qrels, not both")
@@ -491,6 +493,5 @@ def _collections(qrels, runs, order, ties, workers):
     _check_order(order, "evaluate")
     _check_ties(ties, "evaluate")
     judgements = Judgements.of(qrels)
-    workers = workers or default_workers()
-    for group in run_groups(runs, workers):
+    for group in run_groups(runs):
         yield join(judgements, read_runs(group, workers=workers, ties=ties, order=order))

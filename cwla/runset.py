@@ -281,9 +281,21 @@ def _checked_names(named: list) -> list:
     return named
 
 
-def run_groups(runs, size: int):
+#: run files are read, joined and scored in groups of consecutive files of at most this many bytes of text
+#: (at least one file; a gzip file counts 4 times its size)
+GROUP_BYTES = 2**30
+
+
+def _text_bytes(path) -> int:
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        return 4 * size if f.read(2) == b"\x1f\x8b" else size
+
+
+def run_groups(runs, budget: int | None = None):
     """``runs`` as they are (a RunSet, frames, dicts, ...), or, when they are run files, ``{name: path}``
-    dicts of at most ``size`` files each, in order (to read, join and score a few files at a time)."""
+    dicts of consecutive files of at most ``budget`` bytes of text each (at least one file), in order:
+    to read, join and score the files a group at a time."""
     if isinstance(runs, RunSet):
         yield runs
         return
@@ -291,8 +303,16 @@ def run_groups(runs, size: int):
     if not all(isinstance(source, (str, os.PathLike)) for _, source in named):
         yield dict(named)
         return
-    for first in range(0, len(named), size):
-        yield dict(named[first:first + size])
+    budget = GROUP_BYTES if budget is None else budget
+    group, used = {}, 0
+    for name, path in named:
+        size = _text_bytes(path) if os.path.isfile(path) else 0  # a missing file: the reader says so
+        if group and used + size > budget:
+            yield group
+            group, used = {}, 0
+        group[name] = path
+        used += size
+    yield group
 
 
 def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
@@ -320,6 +340,8 @@ def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         # the parts arrive in run order; each one's (topic, docno) pairs join the shared ids as it arrives
         for r, part in enumerate(pool.map(lambda item: _part(item[1], ties, order), named)):
+            if r == 0:  # room for as many pairs as rows, if every run is as long as the first (a guess)
+                pairs.reserve(len(part.docnos) * len(named), len(part.docnos.blob) * len(named))
             ids, duplicate = pairs.add(r, part.topics, part.lengths, part.docnos)
             if duplicate >= 0:
                 _raise_duplicate(*named[r], part, duplicate)

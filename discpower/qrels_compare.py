@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from cwla._latex import tabular
-from cwla.collection import read_runs
+from cwla.collection import Judgements
+from cwla.runset import read_runs
 from cwla.evaluation import as_metrics, evaluate
 from cwla.readers import read_qrels
 
@@ -271,7 +272,11 @@ def cohen_kappa(truth, candidate, *, threshold=None, weights=None) -> tuple[floa
     """
     if weights not in (None, "linear", "quadratic"):
         raise DiscpowerError(f"The 'weights' parameter must be None, 'linear' or 'quadratic'. Got {weights!r} instead.")
-    g, c = read_qrels(truth), read_qrels(candidate)
+    return _kappa(read_qrels(truth), read_qrels(candidate), threshold, weights)
+
+
+def _kappa(g: pd.DataFrame, c: pd.DataFrame, threshold, weights) -> tuple[float, int]:
+    """:func:`cohen_kappa` of two canonical qrels frames."""
     both = g.merge(c, on=["topic", "docno"], suffixes=("_g", "_c"))
     overlap = len(both)
     if overlap == 0:
@@ -349,7 +354,7 @@ class QrelsComparer:
                                  f"(X, systems) -> PairwiseTest")
         g = read_qrels(truth)
         run_set = read_runs(runs, ties=options.get("ties", "float32"))
-        ev = evaluate(g, run_set, {labels[0]: metrics[0]}, **options)
+        ev = evaluate(Judgements.from_frame(g), run_set, {labels[0]: metrics[0]}, **options)
         truth_test = significance_test(ev.values[0].T, ev.runs, test, n_trials=n_trials, seed=seed)
         return cls(truth=g, runs=run_set, metric=metrics[0], label=labels[0], options=dict(options), test=test,
                    alpha=alpha, n_trials=n_trials, seed=seed, direction_aware=bool(direction_aware),
@@ -371,7 +376,7 @@ class QrelsComparer:
         """The candidate qrels (canonical frame) and the runs' scores under it (a cwla Evaluation),
         checked against the ground truth: no topic the truth does not judge, at least one in common."""
         c = read_qrels(candidate)
-        truth_topics, cand_topics = set(self.truth["topic"]), set(c["topic"])
+        truth_topics, cand_topics = set(self.truth_evaluation.topics), set(c["topic"].unique().tolist())
         unknown = sorted(cand_topics - truth_topics)
         if unknown:
             raise DiscpowerError(f"the candidate qrels judge {len(unknown)} topic(s) the ground truth does not: "
@@ -379,7 +384,7 @@ class QrelsComparer:
                                  f"topics (or a subset of the ground truth's)")
         if not cand_topics & truth_topics:
             raise DiscpowerError("the candidate and ground-truth qrels have no topic in common")
-        ev = evaluate(c, self.runs, {self.label: self.metric}, **self.options)
+        ev = evaluate(Judgements.from_frame(c), self.runs, {self.label: self.metric}, **self.options)
         if ev.runs != self.truth_evaluation.runs:
             raise DiscpowerError("the candidate was scored on other runs than the ground truth")
         return c, ev
@@ -397,7 +402,7 @@ class QrelsComparer:
         c, ev = self.score(candidate)
         cand_test = significance_test(ev.values[0].T, ev.runs, self.test, n_trials=self.n_trials, seed=self.seed)
         truth_test = self.truth_test_on(ev.topics) if topics == "common" else self.truth_test
-        kappa, overlap = cohen_kappa(self.truth, c, threshold=self.kappa_threshold, weights=self.kappa_weights)
+        kappa, overlap = _kappa(self.truth, c, self.kappa_threshold, self.kappa_weights)
         extra = {"kappa": kappa, "kappa_overlap": overlap, "topics_truth": truth_test.n_topics,
                  "topics_candidate": cand_test.n_topics}
         return compare_tests(truth_test, cand_test, alpha=self.alpha, direction_aware=self.direction_aware,

@@ -81,15 +81,17 @@ def test_a_run_set_joins_with_many_qrels_and_gives_what_files_give(small, tmp_pa
     assert col.codes[col.starts[0]:col.starts[0] + col.lengths[0]].tolist() == [0, 2, 4]
 
 
-def test_run_files_are_evaluated_a_few_at_a_time_with_the_same_result(small):
+def test_run_files_are_evaluated_a_group_at_a_time_with_the_same_result(small, monkeypatch):
     qrels, runs = small
     together = cwla.evaluate(qrels, cwla.read_runs(runs), ["nDCG@10", "P@1", "Bpref"])
-    for workers in (1, 2):
-        streamed = cwla.evaluate(qrels, runs, ["nDCG@10", "P@1", "Bpref"], workers=workers)
+    for budget in (1, 10**9):  # a file at a time, all at once
+        groups = list(cwla.runset.run_groups(runs, budget))
+        assert groups == ([{"r1": runs[0]}, {"r2": runs[1]}] if budget == 1 else [{"r1": runs[0], "r2": runs[1]}])
+        monkeypatch.setattr(cwla.runset, "GROUP_BYTES", budget)
+        streamed = cwla.evaluate(qrels, runs, ["nDCG@10", "P@1", "Bpref"])
         assert streamed.runs == together.runs
         assert np.array_equal(streamed.values, together.values)
         assert streamed.missing_topics == together.missing_topics
-    assert list(cwla.runset.run_groups(runs, 1)) == [{"r1": runs[0]}, {"r2": runs[1]}]
 
 
 def test_run_names_are_unique_across_the_groups(tmp_path, small):
@@ -98,7 +100,7 @@ def test_run_names_are_unique_across_the_groups(tmp_path, small):
     twin = tmp_path / "sub" / "r1"
     twin.write_text(runs[0].read_text())
     with pytest.raises(InputError, match=r"run names must be unique; \['r1'\]"):
-        cwla.evaluate(qrels, [runs[0], runs[1], twin], ["P@1"], workers=1)
+        cwla.evaluate(qrels, [runs[0], runs[1], twin], ["P@1"])
 
 
 def test_a_duplicate_docno_names_file_and_lines(tmp_path, small):
