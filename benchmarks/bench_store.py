@@ -66,6 +66,7 @@ def _dl20(args) -> int:
     from discpower.qrels_compare import QrelsComparer
     from discpower.tukey import randomised_tukey_hsd
 
+    cwla.warmup()
     discpower.warmup()
     B = args.trials
     t0 = time.perf_counter()
