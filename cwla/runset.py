@@ -340,8 +340,9 @@ def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         # the parts arrive in run order; each one's (topic, docno) pairs join the shared ids as it arrives
         for r, part in enumerate(pool.map(lambda item: _part(item[1], ties, order), named)):
-            if r == 0:  # room for as many pairs as rows, if every run is as long as the first (a guess)
-                pairs.reserve(len(part.docnos) * len(named), len(part.docnos.blob) * len(named))
+            if r == 0:  # room for the pairs of a few runs as long as the first (a guess; more grows the arrays)
+                runs_ahead = min(len(named), 4)
+                pairs.reserve(len(part.docnos) * runs_ahead, len(part.docnos.blob) * runs_ahead)
             ids, duplicate = pairs.add(r, part.topics, part.lengths, part.docnos)
             if duplicate >= 0:
                 _raise_duplicate(*named[r], part, duplicate)

@@ -15,6 +15,7 @@ import pytest
 
 import cwla
 import cwla._docnos
+import cwla._pairs
 from cwla import collection as C
 from cwla.errors import InputError
 
@@ -254,3 +255,25 @@ def test_prepared_run_set_costs_at_most_24_bytes_per_document():
     assert per_doc <= 8.5
     col = cwla.prepare(q, rs)
     assert (col.codes.nbytes + col.starts.nbytes + col.lengths.nbytes) / n <= 8
+
+
+def test_pair_tables_that_outgrow_their_room_give_the_same_run_set(monkeypatch):
+    """Without room reserved up front the tables fill ``slots`` mid-run; interning resumes where it stopped."""
+    q, r = cwla.synthetic.collection(seed=6, n_topics=50, n_runs=5, depth=300)
+    expected = cwla.read_runs(r)
+    calls = []
+    original = cwla._pairs._insert_run
+
+    def counting(*args):
+        out = original(*args)
+        calls.append(out[2])
+        return out
+
+    monkeypatch.setattr(cwla._pairs.PairBuilder, "reserve", lambda self, rows, n_bytes: None)
+    monkeypatch.setattr(cwla._pairs, "_insert_run", counting)
+    grown = cwla.read_runs(r)
+    assert -2 in calls  # the room ran out at least once
+    assert all(np.array_equal(a, b) for a, b in zip(grown.doc_ids, expected.doc_ids))
+    assert grown.docnos.tolist() == expected.docnos.tolist()
+    assert np.array_equal(grown.pair_starts, expected.pair_starts)
+    assert np.array_equal(cwla.evaluate(q, grown, ["nDCG@10"]).values, cwla.evaluate(q, expected, ["nDCG@10"]).values)
