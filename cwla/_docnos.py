@@ -88,7 +88,8 @@ def intern_spans(buf, starts, ends):
 @jit()
 def _gather(buf, starts, ends, offsets, out):
     for i in range(starts.shape[0]):
-        out[offsets[i]:offsets[i + 1]] = buf[starts[i]:ends[i]]
+        for b in range(ends[i] - starts[i]):
+            out[offsets[i] + b] = buf[starts[i] + b]
 
 
 @attrs.frozen(eq=False)

@@ -13,9 +13,9 @@ comparison (:func:`find_pairs`).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from ._docnos import Strings, _hash, compare
+from ._join import gather_strings
 from ._numba import jit
 
 __all__ = ["PairBuilder", "find_pairs"]
@@ -27,7 +27,8 @@ _SHIFT = np.uint64(32)
 
 @jit()
 def _new_region(slots, used, size):
-    slots[used:used + size] = 0
+    for i in range(used, used + size):
+        slots[i] = 0
     return used, size
 
 
@@ -91,7 +92,8 @@ def _insert_run(run, cell_topic, cell_lengths, row_blob, row_offsets, row_hash, 
                     p_hash[u] = h
                     p_topic[u] = t
                     p_offsets[u + 1] = p_offsets[u] + (e - s)
-                    blob[p_offsets[u]:p_offsets[u + 1]] = row_blob[s:e]
+                    for b in range(e - s):
+                        blob[p_offsets[u] + b] = row_blob[s + b]
                     p_last[u] = run
                     count[t] += 1
                     n_pairs += 1
@@ -125,26 +127,38 @@ def _group(keys, n_groups):
     return idx, starts
 
 
-@jit(parallel=True)
+@jit()
 def _sort_groups_by_hash(idx, starts, p_hash):
-    for g in prange(starts.shape[0] - 1):
-        seg = idx[starts[g]:starts[g + 1]]
-        seg[:] = seg[np.argsort(p_hash[seg], kind="mergesort")]
+    """Each group of ``idx`` (``starts``) ordered by hash, stably (a bottom-up merge sort: a plain loop,
+    which numba compiles far faster than ``np.argsort``)."""
+    scratch = np.empty(idx.shape[0], dtype=idx.dtype)
+    for g in range(starts.shape[0] - 1):
+        lo0, n = starts[g], starts[g + 1] - starts[g]
+        src, dst = idx[lo0:lo0 + n], scratch[lo0:lo0 + n]
+        width, flips = 1, 0
+        while width < n:
+            for lo in range(0, n, 2 * width):
+                mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+                i, j = lo, mid
+                for k in range(lo, hi):
+                    if j < hi and (i >= mid or p_hash[src[j]] < p_hash[src[i]]):
+                        dst[k] = src[j]
+                        j += 1
+                    else:
+                        dst[k] = src[i]
+                        i += 1
+            src, dst = dst, src
+            width *= 2
+            flips += 1
+        if flips % 2 == 1:  # the sorted group is in scratch
+            for k in range(n):
+                idx[lo0 + k] = scratch[lo0 + k]
 
 
 @jit()
-def _gather_strings(blob, offsets, order, out_offsets, out):
-    for k in range(order.shape[0]):
-        u = order[k]
-        n = offsets[u + 1] - offsets[u]
-        out_offsets[k + 1] = out_offsets[k] + n
-        out[out_offsets[k]:out_offsets[k + 1]] = blob[offsets[u]:offsets[u + 1]]
-
-
-@jit(parallel=True)
 def remap_ids(ids, mapping):
     """``ids[k] = mapping[ids[k]]`` in place."""
-    for k in prange(ids.shape[0]):
+    for k in range(ids.shape[0]):
         ids[k] = mapping[ids[k]]
 
 
@@ -252,7 +266,7 @@ class PairBuilder:
             remap_ids(ids, new_id)
         offsets = np.zeros(n + 1, dtype=np.int64)
         blob = np.empty(int(self.p_offsets[n]), dtype=np.uint8)
-        _gather_strings(self.blob, self.p_offsets, order, offsets, blob)
+        gather_strings(self.blob, self.p_offsets[:-1], self.p_offsets[1:], order, offsets, blob)
         strings = Strings(blob, offsets, self.p_hash[:n][order])
         self.blob = self.p_hash = self.p_offsets = None
         return pair_starts, strings
