@@ -77,6 +77,15 @@ def timed(fn):
     return time.perf_counter() - t0, out
 
 
+def alternated(repeats: int, *fns) -> list:
+    """The times of ``repeats`` rounds of calling each of ``fns`` in turn (A B A B ...): one list per function."""
+    times = [[] for _ in fns]
+    for _ in range(repeats):
+        for fn, out in zip(fns, times):
+            out.append(timed(fn)[0])
+    return times
+
+
 def fresh_process(code: str) -> str:
     """Run ``code`` (which prints seconds last) in a new Python process; the seconds, formatted."""
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
@@ -161,10 +170,7 @@ def main(argv=None) -> int:
     # -- 1. from files ---------------------------------------------------------------------------------
     t_cw_warm, _ = timed(cwla_files)      # untimed warm-up (reported for information only)
     t_pt_warm, _ = timed(pte_files)
-    cw_files, pt_files = [], []
-    for _ in range(R):
-        cw_files.append(timed(cwla_files)[0])
-        pt_files.append(timed(pte_files)[0])
+    cw_files, pt_files = alternated(R, cwla_files, pte_files)
     cw_f, pt_f = statistics.median(cw_files), statistics.median(pt_files)
     ratio_f = pt_f / cw_f
 
@@ -198,11 +204,7 @@ def main(argv=None) -> int:
         return {name: evaluator.evaluate(run) for name, run in pte_runs.items()}
 
     cwla_mem39(), cwla_mem3(), pte_mem()  # warm-up
-    m39, m3, mpt = [], [], []
-    for _ in range(R):
-        m39.append(timed(cwla_mem39)[0])
-        m3.append(timed(cwla_mem3)[0])
-        mpt.append(timed(pte_mem)[0])
+    m39, m3, mpt = alternated(R, cwla_mem39, cwla_mem3, pte_mem)
     cw39, cw3, pt = statistics.median(m39), statistics.median(m3), statistics.median(mpt)
     cw39_pm, cw3_pm, pt_pm = cw39 / 39, cw3 / 3, pt / 3
     ratio_m39, ratio_m3 = pt_pm / cw39_pm, pt_pm / cw3_pm
@@ -228,10 +230,7 @@ def main(argv=None) -> int:
         return {name: table_evaluator.evaluate(run) for name, run in pte_runs.items()}
 
     cwla_table(), pte_table()  # warm-up
-    mt_cw, mt_pt = [], []
-    for _ in range(R):
-        mt_cw.append(timed(cwla_table)[0])
-        mt_pt.append(timed(pte_table)[0])
+    mt_cw, mt_pt = alternated(R, cwla_table, pte_table)
     tcw, tpt = statistics.median(mt_cw), statistics.median(mt_pt)
     ratio_t = tpt / tcw
     ev_t, res_t = cwla_table(), pte_table()

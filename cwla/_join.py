@@ -13,7 +13,7 @@ import numpy as np
 from ._docnos import compare
 from ._numba import jit
 
-__all__ = ["group_by_cell", "order_cells", "gather_strings", "join_run"]
+__all__ = ["group_by_cell", "order_cells", "join_run"]
 
 
 @jit()
@@ -84,18 +84,6 @@ def order_cells(idx, starts, lengths, scores, doc_starts, doc_ends, blob, out):
             ranked = _sort_rows(idx[s:s + n], scores, doc_starts, doc_ends, blob)
             for k in range(n):
                 out[s + k] = ranked[k]
-
-
-@jit()
-def gather_strings(blob, starts, ends, rows, out_offsets, out):
-    """The docnos of ``rows`` (``blob[starts[k]:ends[k]]``) back to back in ``out``, in that order."""
-    o = 0
-    for i in range(rows.shape[0]):
-        k = rows[i]
-        for b in range(starts[k], ends[k]):  # a loop, not a slice copy: numba compiles it in a fraction
-            out[o] = blob[b]
-            o += 1
-        out_offsets[i + 1] = o
 
 
 @jit()

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._docnos import Strings, _hash, compare
-from ._join import gather_strings
+from ._docnos import Strings, compare
 from ._numba import jit
 
 __all__ = ["PairBuilder", "find_pairs"]
@@ -187,11 +186,12 @@ def find_pairs(pair_starts, p_hash, p_offsets, blob, q_topic, q_blob, q_offsets,
             lo += 1
 
 
-def _grown(array: np.ndarray, need: int) -> np.ndarray:
-    """``array`` with room for ``need`` entries (capacity doubled as needed)."""
+def _grown(array: np.ndarray, need: int, fill=None) -> np.ndarray:
+    """``array`` with room for ``need`` entries (capacity doubled as needed; the new ones ``fill``, if given)."""
     if need <= len(array):
         return array
-    out = np.empty(max(need, 2 * len(array)), dtype=array.dtype)
+    size = max(need, 2 * len(array))
+    out = np.empty(size, dtype=array.dtype) if fill is None else np.full(size, fill, dtype=array.dtype)
     out[:len(array)] = array
     return out
 
@@ -216,12 +216,16 @@ class PairBuilder:
     def reserve(self, rows: int, n_bytes: int) -> None:
         """Room for ``rows`` more pairs of ``n_bytes`` docno bytes (and their tables) at once: growing the
         arrays run after run copies them; untouched room costs no memory (the pages are never written)."""
+        self._room(rows, n_bytes)
+        self.slots = _grown(self.slots, self.slots_used + 4 * (self.n_pairs + rows))
+
+    def _room(self, rows: int, n_bytes: int) -> None:
+        """Room in the pair arrays and the docno bytes for ``rows`` more pairs of ``n_bytes`` bytes."""
         n = self.n_pairs + rows
         for name in ("p_hash", "p_topic", "p_last"):
             setattr(self, name, _grown(getattr(self, name), n))
         self.p_offsets = _grown(self.p_offsets, n + 1)
         self.blob = _grown(self.blob, int(self.p_offsets[self.n_pairs]) + n_bytes)
-        self.slots = _grown(self.slots, self.slots_used + 4 * n)
 
     def add(self, run: int, labels: list, lengths: np.ndarray, strings: Strings) -> tuple:
         """Pair ids of one run's rows (``strings``: the rows' docnos; cells of topics ``labels`` with
@@ -230,12 +234,9 @@ class PairBuilder:
             self.topics.setdefault(label, len(self.topics))
         n_t = len(self.topics)
         for name in ("reg_start", "reg_size", "count"):
-            setattr(self, name, _grown_zero(getattr(self, name), n_t))
+            setattr(self, name, _grown(getattr(self, name), n_t, fill=0))
         rows = len(strings)
-        for name in ("p_hash", "p_topic", "p_last"):
-            setattr(self, name, _grown(getattr(self, name), self.n_pairs + rows))
-        self.p_offsets = _grown(self.p_offsets, self.n_pairs + rows + 1)
-        self.blob = _grown(self.blob, int(self.p_offsets[self.n_pairs]) + len(strings.blob))
+        self._room(rows, len(strings.blob))
         cell_topic = np.array([self.topics[label] for label in labels], dtype=np.int64)
         ids = np.empty(rows, dtype=np.int32)
         lengths = np.asarray(lengths, dtype=np.int64)
@@ -264,25 +265,7 @@ class PairBuilder:
         new_id[order] = np.arange(n, dtype=np.int32)
         for ids in doc_ids:
             remap_ids(ids, new_id)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        blob = np.empty(int(self.p_offsets[n]), dtype=np.uint8)
-        gather_strings(self.blob, self.p_offsets[:-1], self.p_offsets[1:], order, offsets, blob)
-        strings = Strings(blob, offsets, self.p_hash[:n][order])
+        strings = Strings.gather(self.blob, self.p_offsets[:n], self.p_offsets[1:n + 1], order,
+                                 self.p_hash[:n][order])
         self.blob = self.p_hash = self.p_offsets = None
         return pair_starts, strings
-
-
-def _grown_zero(array: np.ndarray, need: int) -> np.ndarray:
-    """``array`` with room for ``need`` entries, the new ones 0."""
-    if need <= len(array):
-        return array
-    out = np.zeros(max(need, 2 * len(array)), dtype=array.dtype)
-    out[:len(array)] = array
-    return out
-
-
-@jit()
-def hash_rows(blob, offsets, out):
-    """``out[k]``: the hash of string k of (``blob``, ``offsets``)."""
-    for k in range(out.shape[0]):
-        out[k] = _hash(blob, offsets[k], offsets[k + 1])

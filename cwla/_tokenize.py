@@ -135,14 +135,15 @@ def scan_run(buf, want64, scores):
     """One pass over a run file's bytes: lines of at least 6 whitespace-separated fields
     (``qid Q0 docno rank score tag``; trec_eval reads the first 6 and ignores the rest).
 
-    Fills ``scores[k]`` (float32 or float64) for the k-th non-blank line and returns
+    Fills ``scores[k]`` (float32 or float64; one entry per line of ``buf`` at least) for the k-th
+    non-blank line and returns
     ``(n, topic_spans, docno_spans, slow, problem)``: the spans are ``(n, 2)`` start/end
     offsets; ``slow`` holds ``(line k, start, end)`` of the scores the fast path left to an
     exact conversion. ``problem`` is False, or True (a line with fewer than 6 fields, a
     rank that is not an integer, more than :data:`MAX_SLOW_SCORES` slow scores): the
     caller then reads the file carefully.
     """
-    n_lines = np.count_nonzero(buf == 10) + 1
+    n_lines = scores.shape[0]  # the caller's count: one entry per line at least
     topics = np.empty((n_lines, 2), dtype=np.int64)
     docnos = np.empty((n_lines, 2), dtype=np.int64)
     slow = np.empty((MAX_SLOW_SCORES, 3), dtype=np.int64)
@@ -232,5 +233,5 @@ def read_run_file(path, ties: str = "float32") -> RunColumns | None:
     if not np.isfinite(scores).all():
         return None  # the careful reader says which score is not finite (float32's overflow is inf, and fine)
     topic_ids, t_first, _ = intern_spans(buf, topic_spans[:, 0], topic_spans[:, 1])
-    topics = Strings.from_spans(buf, topic_spans[:, 0], topic_spans[:, 1], t_first).tolist()
+    topics = Strings.gather(buf, topic_spans[:, 0], topic_spans[:, 1], t_first).tolist()
     return RunColumns(topic_ids, topics, buf, docno_spans[:, 0], docno_spans[:, 1], scores)

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from ._docnos import Strings, strings_of
-from ._join import gather_strings, group_by_cell, order_cells
-from ._pairs import PairBuilder, find_pairs, hash_rows
+from ._join import group_by_cell, order_cells
+from ._pairs import PairBuilder, find_pairs
 from ._tokenize import RunColumns, read_run_file
 from .errors import InputError
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
@@ -173,12 +173,8 @@ def _part(source, ties: str, order: str) -> _Part:
         ordered = np.empty_like(idx)
         order_cells(idx, starts, lengths, columns.scores, columns.doc_starts, columns.doc_ends, columns.blob, ordered)
         idx = ordered
-    offsets = np.zeros(len(idx) + 1, dtype=np.int64)
-    blob = np.empty(int((columns.doc_ends - columns.doc_starts).sum()), dtype=np.uint8)
-    gather_strings(columns.blob, columns.doc_starts, columns.doc_ends, idx, offsets, blob)
-    hashes = np.empty(len(idx), dtype=np.uint64)
-    hash_rows(blob, offsets, hashes)
-    return _Part(labels, lengths, Strings(blob, offsets, hashes), columns.scores[idx])
+    docnos = Strings.gather(columns.blob, columns.doc_starts, columns.doc_ends, idx)
+    return _Part(labels, lengths, docnos, columns.scores[idx])
 
 
 def _raise_duplicate(name, source, part: _Part, row: int):
@@ -247,14 +243,11 @@ class RunSet:
     def pair_ids(self, topics: np.ndarray, docnos: Strings, which: np.ndarray) -> np.ndarray:
         """The pair id of each (``topics[i]``, ``docnos[which[i]]``), -1 where no run retrieves the docno for
         the topic; ``topics`` are positions in :attr:`topics` (-1: a topic no run retrieves for)."""
-        q_topic = np.asarray(topics, dtype=np.int64)
         which = np.asarray(which, dtype=np.int64)
-        q_offsets = np.zeros(len(which) + 1, dtype=np.int64)
-        q_blob = np.empty(int((docnos.offsets[which + 1] - docnos.offsets[which]).sum()), dtype=np.uint8)
-        gather_strings(docnos.blob, docnos.offsets[:-1], docnos.offsets[1:], which, q_offsets, q_blob)
+        query = Strings.gather(docnos.blob, docnos.offsets[:-1], docnos.offsets[1:], which, docnos.hashes[which])
         out = np.empty(len(which), dtype=np.int64)
-        find_pairs(self.pair_starts, self.docnos.hashes, self.docnos.offsets, self.docnos.blob, q_topic, q_blob,
-                   q_offsets, docnos.hashes[which], out)
+        find_pairs(self.pair_starts, self.docnos.hashes, self.docnos.offsets, self.docnos.blob,
+                   np.asarray(topics, dtype=np.int64), query.blob, query.offsets, query.hashes, out)
         return out
 
     @property
