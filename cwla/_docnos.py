@@ -4,9 +4,8 @@ A :class:`Strings` value holds distinct byte strings back to back (``blob``, wit
 ``offsets``: string i is ``blob[offsets[i]:offsets[i + 1]]``) and their 64-bit
 FNV-1a hashes, so storage costs the bytes of the strings plus 16 bytes each,
 never (count x longest string). :func:`intern_spans` gives the distinct strings
-among spans of a buffer ids in first-seen order (topics of a run file);
-:func:`strings_of` does it for Python strings. :func:`compare` orders byte strings
-as trec_eval's ``strcmp`` does.
+among spans of a buffer, :func:`strings_of` among Python strings, with each one's id. :func:`compare` orders byte strings as
+trec_eval's ``strcmp`` does.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import numpy as np
 
 from ._numba import jit
 
-__all__ = ["Strings", "strings_of", "intern_spans", "compare"]
+__all__ = ["Strings", "strings_of", "intern_spans", "span_hashes", "compare"]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -46,43 +45,38 @@ def compare(buf_a, sa, ea, buf_b, sb, eb):
 
 
 @jit()
-def intern_spans(buf, starts, ends):
-    """Distinct strings among ``buf[starts[k]:ends[k]]``, in first-seen order.
+def intern_spans(buf, starts, ends, hashes):
+    """Distinct strings among ``buf[starts[k]:ends[k]]`` (hashes ``hashes[k]``), in first-seen order.
 
-    Returns ``(ids, first, hashes)``: ``ids[k]`` is the id of span k, ``first[i]`` the
-    first span holding string i, ``hashes[i]`` its hash.
+    Returns ``(ids, first)``: ``ids[k]`` is the id of span k, ``first[i]`` the first span holding
+    string i.
     """
     n = starts.shape[0]
     size = 16
     while size < 2 * n:
         size *= 2
     mask = np.uint64(size - 1)
-    table = np.full(size, _EMPTY, dtype=np.int32)
+    table = np.full(size, -1, dtype=np.int32)
     ids = np.empty(n, dtype=np.int32)
     first = np.empty(n, dtype=np.int64)
-    hashes = np.empty(n, dtype=np.uint64)
     m = 0
     for k in range(n):
-        s, e = starts[k], ends[k]
-        if k > 0 and compare(buf, s, e, buf, starts[k - 1], ends[k - 1]) == 0:
-            ids[k] = ids[k - 1]  # the same as the line before (files are grouped by topic): no hashing
-            continue
-        h = _hash(buf, s, e)
+        s, e, h = starts[k], ends[k], hashes[k]
         slot = h & mask
         while True:
             u = table[slot]
             if u < 0:
                 table[slot] = m
                 first[m] = k
-                hashes[m] = h
                 ids[k] = m
                 m += 1
                 break
-            if hashes[u] == h and compare(buf, s, e, buf, starts[first[u]], ends[first[u]]) == 0:
+            f = first[u]
+            if hashes[f] == h and compare(buf, s, e, buf, starts[f], ends[f]) == 0:
                 ids[k] = u
                 break
             slot = (slot + np.uint64(1)) & mask
-    return ids, first[:m], hashes[:m]
+    return ids, first[:m]
 
 
 @jit()
@@ -129,15 +123,20 @@ class Strings:
 
 
 @jit()
-def _hash_all(blob, offsets, out):
+def _hash_spans(blob, starts, ends, out):
     for i in range(out.shape[0]):
-        out[i] = _hash(blob, offsets[i], offsets[i + 1])
+        out[i] = _hash(blob, starts[i], ends[i])
+
+
+def span_hashes(blob, starts, ends) -> np.ndarray:
+    """The hash of each ``blob[starts[i]:ends[i]]``."""
+    out = np.empty(len(starts), dtype=np.uint64)
+    _hash_spans(blob, starts, ends, out)
+    return out
 
 
 def _hashes(blob, offsets) -> np.ndarray:
-    out = np.empty(len(offsets) - 1, dtype=np.uint64)
-    _hash_all(blob, offsets, out)
-    return out
+    return span_hashes(blob, offsets[:-1], offsets[1:])
 
 
 def strings_of(values) -> tuple:

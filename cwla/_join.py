@@ -17,20 +17,21 @@ __all__ = ["group_by_cell", "order_cells", "join_run"]
 
 
 @jit()
-def group_by_cell(cells, n_cells):
-    """Row indices grouped by cell (stable), with each cell's start and length."""
+def group_by_cell(ids, cell_of, n_cells, idx):
+    """Row indices grouped by cell, stably, into ``idx``: row k belongs to cell ``cell_of[ids[k]]``.
+    Returns each cell's start and length."""
     lengths = np.zeros(n_cells, dtype=np.int64)
-    for c in cells:
-        lengths[c] += 1
+    for i in ids:
+        lengths[cell_of[i]] += 1
     starts = np.zeros(n_cells, dtype=np.int64)
     for c in range(1, n_cells):
         starts[c] = starts[c - 1] + lengths[c - 1]
     fill = starts.copy()
-    idx = np.empty(cells.shape[0], dtype=np.int64)
-    for k in range(cells.shape[0]):
-        idx[fill[cells[k]]] = k
-        fill[cells[k]] += 1
-    return idx, starts, lengths
+    for k in range(ids.shape[0]):
+        c = cell_of[ids[k]]
+        idx[fill[c]] = k
+        fill[c] += 1
+    return starts, lengths
 
 
 @jit()
@@ -44,17 +45,25 @@ def _before(a, b, scores, starts, ends, blob):
 
 @jit()
 def _sort_rows(rows, scores, starts, ends, blob):
-    """``rows`` in trec_eval order (bottom-up merge sort, skipped when the rows are in order already,
-    as most run files list them; a plain loop keeps numba's compile time small)."""
+    """``rows`` put in trec_eval order in place, stably. Run files mostly list a ranking in that order
+    already, or nearly (a tie listed in the other docno order): an insertion sort finishes those in
+    about one pass; when it has moved more than a few rows per row it stops, and a bottom-up merge
+    sort of the original order does the rest. (Plain loops keep numba's compile time small.)"""
     n = rows.shape[0]
-    in_order = True
-    for k in range(1, n):
-        if not _before(rows[k - 1], rows[k], scores, starts, ends, blob):
-            in_order = False
-            break
-    if in_order:
-        return rows
     src = rows.copy()
+    moves = 0
+    for k in range(1, n):
+        row = rows[k]
+        j = k - 1
+        while j >= 0 and _before(row, rows[j], scores, starts, ends, blob):
+            rows[j + 1] = rows[j]
+            j -= 1
+            moves += 1
+        rows[j + 1] = row
+        if moves > 4 * n:
+            break
+    if moves <= 4 * n:
+        return
     dst = np.empty_like(src)
     width = 1
     while width < n:
@@ -70,20 +79,19 @@ def _sort_rows(rows, scores, starts, ends, blob):
                     i += 1
         src, dst = dst, src
         width *= 2
-    return src
+    for k in range(n):
+        rows[k] = src[k]
 
 
 @jit()
-def order_cells(idx, starts, lengths, scores, doc_starts, doc_ends, blob, out):
-    """``out[starts[c]:starts[c] + lengths[c]]``: the rows of cell c (``idx``, grouped by cell) in
-    trec_eval order; row k's docno is ``blob[doc_starts[k]:doc_ends[k]]``. (Serial: runs are read in
-    parallel threads, one run a thread.)"""
+def order_cells(idx, starts, lengths, scores, doc_starts, doc_ends, blob):
+    """Each cell's rows ``idx[starts[c]:starts[c] + lengths[c]]`` put in trec_eval order, in place; row
+    k's docno is ``blob[doc_starts[k]:doc_ends[k]]``. (Serial: runs are read in parallel threads, one
+    run a thread.)"""
     for c in range(starts.shape[0]):
         s, n = starts[c], lengths[c]
-        if n > 0:
-            ranked = _sort_rows(idx[s:s + n], scores, doc_starts, doc_ends, blob)
-            for k in range(n):
-                out[s + k] = ranked[k]
+        if n > 1:
+            _sort_rows(idx[s:s + n], scores, doc_starts, doc_ends, blob)
 
 
 @jit()

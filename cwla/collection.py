@@ -14,6 +14,7 @@ Both are counted per run.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import attrs
@@ -22,6 +23,7 @@ import pandas as pd
 
 from ._docnos import strings_of
 from ._join import join_run
+from ._tokenize import read_qrels_file
 from .errors import CwlaWarning, InputError
 from .readers import read_qrels
 from .runset import RunSet, _check_order, _check_ties, read_runs
@@ -64,20 +66,34 @@ class Judgements:
 
     @classmethod
     def of(cls, qrels) -> "Judgements":
-        """Anything :func:`cwla.read_qrels` accepts (a Judgements is returned as it is)."""
+        """Anything :func:`cwla.read_qrels` accepts (a Judgements is returned as it is); qrels files by the
+        fast reader of :mod:`cwla._tokenize` where it can."""
         if isinstance(qrels, Judgements):
             return qrels
+        if isinstance(qrels, (str, os.PathLike)):
+            columns = read_qrels_file(qrels)
+            if columns is not None:
+                return cls._build(columns.topic_ids, columns.topics, columns.grades, columns.doc_ids, columns.docnos)
         return cls.from_frame(read_qrels(qrels))
 
     @classmethod
     def from_frame(cls, q: pd.DataFrame) -> "Judgements":
         """A canonical qrels frame (what :func:`cwla.read_qrels` returns; not checked again)."""
-        topic, topics = pd.factorize(q["topic"].to_numpy(), sort=True)
-        grades, code = np.unique(q["grade"].to_numpy(np.float64), return_inverse=True)
-        code = code.reshape(-1)
+        topic, topics = pd.factorize(q["topic"].to_numpy())
         doc, docnos = strings_of(q["docno"].to_numpy())
+        return cls._build(topic, [str(t) for t in topics], q["grade"].to_numpy(np.float64), doc, docnos)
+
+    @classmethod
+    def _build(cls, topic_ids, labels: list, values, doc, docnos) -> "Judgements":
+        """From per-judgement topic ids (into ``labels``), grades and docno ids (into ``docnos``)."""
+        order = sorted(range(len(labels)), key=labels.__getitem__)
+        rank = np.empty(len(labels), dtype=np.int32)
+        rank[order] = np.arange(len(labels), dtype=np.int32)
+        topic = rank[topic_ids]
+        grades, code = np.unique(values, return_inverse=True)
+        code = code.reshape(-1)
         pairs, count = np.unique(topic.astype(np.int64) * len(grades) + code, return_counts=True)
-        return cls(topics=tuple(str(t) for t in topics), grades=grades, topic=topic.astype(np.int32), doc=doc,
+        return cls(topics=tuple(labels[i] for i in order), grades=grades, topic=topic, doc=doc.astype(np.int32),
                    code=code.astype(np.int32), docnos=docnos, count_topic=pairs // len(grades),
                    count_code=pairs % len(grades), count=count.astype(np.int64))
 

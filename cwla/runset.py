@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numbers
 import os
+import queue
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -26,8 +28,8 @@ import pandas as pd
 
 from ._docnos import Strings, strings_of
 from ._join import group_by_cell, order_cells
-from ._pairs import PairBuilder, find_pairs
-from ._tokenize import RunColumns, read_run_file
+from ._pairs import Docnos, PairBuilder, find_pairs
+from ._tokenize import RunColumns, Workspace, read_run_file
 from .errors import InputError
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
 
@@ -135,10 +137,10 @@ def named_runs(runs) -> list:
 
 
 
-def _columns(source, ties: str) -> RunColumns:
+def _columns(source, ties: str, workspace: Workspace) -> RunColumns:
     """One run's columns in input order: the fast file reader, else the careful reader."""
     if isinstance(source, (str, os.PathLike)):
-        columns = read_run_file(source, ties)
+        columns = read_run_file(source, ties, workspace)
         if columns is not None:
             return columns
     frame = read_run(source)  # the careful reader: precise errors, every accepted form
@@ -149,39 +151,40 @@ def _columns(source, ties: str) -> RunColumns:
     topic_ids, topics = strings_of(frame["topic"].to_numpy())
     doc_ids, docnos = strings_of(frame["docno"].to_numpy())
     return RunColumns(topic_ids, topics.tolist(), docnos.blob, docnos.offsets[doc_ids], docnos.offsets[doc_ids + 1],
-                      scores)
+                      docnos.hashes[doc_ids], scores)
 
 
 @attrs.frozen(eq=False)
 class _Part:
-    """One run read and ordered: its topics (sorted), the length of each topic's ranking, and the
-    rankings back to back (each row's docno, its score)."""
+    """One run read and ordered: its topics (sorted), the length of each topic's ranking, the rankings
+    back to back (position j holds row ``rows[j]`` of ``docnos``) and their scores."""
 
     topics: list
     lengths: np.ndarray
-    docnos: Strings  # one string per row (not distinct)
+    rows: np.ndarray
+    docnos: Docnos
     scores: np.ndarray
 
 
-def _part(source, ties: str, order: str) -> _Part:
-    columns = _columns(source, ties)
+def _part(source, ties: str, order: str, workspace: Workspace) -> _Part:
+    """One run read and ordered; its rows and docnos are views of ``workspace``'s arrays."""
+    columns = _columns(source, ties, workspace)
     labels = sorted(columns.topics)
     position = {t: i for i, t in enumerate(labels)}
     rank = np.array([position[t] for t in columns.topics], dtype=np.int64)  # first-seen id -> sorted position
-    idx, starts, lengths = group_by_cell(rank[columns.topic_ids], len(labels))
+    idx = workspace.array("rows", len(columns.topic_ids), np.int32)
+    starts, lengths = group_by_cell(columns.topic_ids, rank, len(labels), idx)
     if order == "trec_eval":
-        ordered = np.empty_like(idx)
-        order_cells(idx, starts, lengths, columns.scores, columns.doc_starts, columns.doc_ends, columns.blob, ordered)
-        idx = ordered
-    docnos = Strings.gather(columns.blob, columns.doc_starts, columns.doc_ends, idx)
-    return _Part(labels, lengths, docnos, columns.scores[idx])
+        order_cells(idx, starts, lengths, columns.scores, columns.doc_starts, columns.doc_ends, columns.blob)
+    docnos = Docnos(columns.blob, columns.doc_starts, columns.doc_ends, columns.doc_hashes)
+    return _Part(labels, lengths, idx, docnos, columns.scores[idx])
 
 
-def _raise_duplicate(name, source, part: _Part, row: int):
+def _raise_duplicate(name, source, part: _Part, position: int):
     """Let the careful reader name the file and lines of a duplicated docno."""
     read_run(source)
-    topic = part.topics[int(np.searchsorted(np.cumsum(part.lengths), row, side="right"))]
-    raise InputError(f"run {name!r}: docno {part.docnos[row]!r} appears twice for topic {topic!r}")
+    topic = part.topics[int(np.searchsorted(np.cumsum(part.lengths), position, side="right"))]
+    raise InputError(f"run {name!r}: docno {part.docnos[part.rows[position]]!r} appears twice for topic {topic!r}")
 
 
 @attrs.frozen(eq=False)
@@ -275,8 +278,23 @@ def _checked_names(named: list) -> list:
 
 
 #: run files are read, joined and scored in groups of consecutive files of at most this many bytes of text
-#: (at least one file; a gzip file counts 4 times its size)
-GROUP_BYTES = 2**30
+#: (at least one file; a gzip file counts 4 times its size); None: :func:`group_bytes`
+GROUP_BYTES = None
+
+
+def group_bytes() -> int:
+    """The text budget of a group of run files: :data:`GROUP_BYTES` if set, else a sixth of the machine's
+    physical memory, between 256 MiB and 8 GiB (1 GiB where the memory size is unknown).
+
+    Memory peaks at about 0.7 bytes a byte of run text plus the reader threads' scratch (about twice the
+    largest file a thread), so a group of a sixth of the memory leaves room for the rest."""
+    if GROUP_BYTES is not None:
+        return GROUP_BYTES
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # not POSIX (Windows), or not known
+        return 2**30
+    return int(min(max(memory // 6, 2**28), 2**33))
 
 
 def _text_bytes(path) -> int:
@@ -296,7 +314,7 @@ def run_groups(runs, budget: int | None = None):
     if not all(isinstance(source, (str, os.PathLike)) for _, source in named):
         yield dict(named)
         return
-    budget = GROUP_BYTES if budget is None else budget
+    budget = group_bytes() if budget is None else budget
     group, used = {}, 0
     for name, path in named:
         size = _text_bytes(path) if os.path.isfile(path) else 0  # a missing file: the reader says so
@@ -306,6 +324,23 @@ def run_groups(runs, budget: int | None = None):
         group[name] = path
         used += size
     yield group
+
+
+def _in_order(func, items, workers: int):
+    """``func(item)`` for each item, computed by ``workers`` threads, yielded in order; at most ``workers``
+    calls run or wait at a time, and the first error (in order) cancels the calls not yet started."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending = deque()
+        try:
+            for item in items:
+                if len(pending) == workers:
+                    yield pending.popleft().result()
+                pending.append(pool.submit(func, item))
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
@@ -329,23 +364,27 @@ def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order:
     names = [name for name, _ in named]
     workers = workers or default_workers()
     pairs = PairBuilder()
-    topics, lengths, doc_ids, scores = [], [], [], []
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        # the parts arrive in run order; each one's (topic, docno) pairs join the shared ids as it arrives
-        for r, part in enumerate(pool.map(lambda item: _part(item[1], ties, order), named)):
-            if r == 0:  # room for the pairs of a few runs as long as the first (a guess; more grows the arrays)
-                runs_ahead = min(len(named), 4)
-                pairs.reserve(len(part.docnos) * runs_ahead, len(part.docnos.blob) * runs_ahead)
-            ids, duplicate = pairs.add(r, part.topics, part.lengths, part.docnos)
+    workspaces = queue.SimpleQueue()  # one per thread at a time
+    for _ in range(workers):
+        workspaces.put(Workspace())
+
+    def read(r: int) -> tuple:
+        """Run r read, ordered and interned (into the shared pair tables)."""
+        workspace = workspaces.get()
+        try:
+            part = _part(named[r][1], ties, order, workspace)
+            # room for the pairs of a few runs like this one (a guess; more grows the tables)
+            ids, duplicate = pairs.add(r, part.topics, part.lengths, part.rows, part.docnos, min(len(named), 4))
             if duplicate >= 0:
                 _raise_duplicate(*named[r], part, duplicate)
-            topics.append(part.topics)
-            lengths.append(part.lengths)
-            doc_ids.append(ids)
-            scores.append(part.scores)
-            del part
+            return part.topics, part.lengths, ids, part.scores
+        finally:
+            workspaces.put(workspace)
+
+    results = list(_in_order(read, range(len(named)), workers))
+    topics, lengths, doc_ids, scores = (list(column) for column in zip(*results))
     labels = sorted(set().union(*topics))
-    pair_starts, docnos = pairs.freeze(labels, doc_ids)
+    pair_starts, docnos = pairs.freeze(labels, list(zip(topics, lengths, doc_ids)), workers)
     table = np.zeros((len(named), len(labels)), dtype=np.int64)
     index = pd.Index(labels)
     for r, (run_topics, run_lengths) in enumerate(zip(topics, lengths)):

@@ -29,12 +29,14 @@ def warmup() -> float:
     from .evaluation import evaluate
 
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:  # the file reader's kernels
-        path = f"{folder}/run"
+    with tempfile.TemporaryDirectory() as folder:  # the file readers' kernels (a tie: the ordering's too)
+        path, qrels_path = f"{folder}/run", f"{folder}/qrels"
         with open(path, "w") as f:
             f.write("t Q0 d 1 1.5 x\nt Q0 e 2 1.5 x\n")
+        with open(qrels_path, "w") as f:
+            f.write("t 0 d 1\n")
         read_run_file(path)
-        evaluate(pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1.0]}), [path], ["RBP_ERG"])
+        evaluate(qrels_path, [path], ["RBP_ERG"])
     qrels = pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1.0]})
     run = pd.DataFrame({"topic": ["t", "t"], "docno": ["d", "e"], "score": [1.0, 2.0]})
     evaluate(qrels, {"r": run}, ["RBP_ERG"])

@@ -269,7 +269,7 @@ def test_pair_tables_that_outgrow_their_room_give_the_same_run_set(monkeypatch):
         calls.append(out[2])
         return out
 
-    monkeypatch.setattr(cwla._pairs.PairBuilder, "reserve", lambda self, rows, n_bytes: None)
+    monkeypatch.setattr(cwla._pairs._Shard, "reserve", lambda self, rows, n_bytes: None)
     monkeypatch.setattr(cwla._pairs, "_insert_run", counting)
     grown = cwla.read_runs(r)
     assert -2 in calls  # the room ran out at least once
@@ -277,3 +277,115 @@ def test_pair_tables_that_outgrow_their_room_give_the_same_run_set(monkeypatch):
     assert grown.docnos.tolist() == expected.docnos.tolist()
     assert np.array_equal(grown.pair_starts, expected.pair_starts)
     assert np.array_equal(cwla.evaluate(q, grown, ["nDCG@10"]).values, cwla.evaluate(q, expected, ["nDCG@10"]).values)
+
+
+def _same_run_set(a, b):
+    assert a.names == b.names and a.topics == b.topics
+    assert np.array_equal(a.pair_starts, b.pair_starts) and np.array_equal(a.lengths, b.lengths)
+    assert a.docnos.tolist() == b.docnos.tolist() and np.array_equal(a.docnos.hashes, b.docnos.hashes)
+    assert all(np.array_equal(x, y) for x, y in zip(a.doc_ids, b.doc_ids))
+    assert all(np.array_equal(x, y) for x, y in zip(a.scores, b.scores))
+
+
+def test_the_run_set_is_the_same_whatever_the_thread_count(tmp_path):
+    """Threads intern their runs into shared shards in whatever order they come; freezing orders the pairs
+    by topic, hash and bytes, so the ids do not depend on it."""
+    q, r = cwla.synthetic.collection(seed=11, n_topics=60, n_runs=9, depth=150)
+    _, files = cwla.synthetic.write_trec(q, r, tmp_path)
+    one = cwla.read_runs(files, workers=1)
+    for workers in (2, 3, 8):
+        _same_run_set(one, cwla.read_runs(files, workers=workers))
+    _same_run_set(one, cwla.read_runs(r))  # frames: the careful reader, the same store
+    # a topic's pairs are in hash order, equal hashes by bytes
+    for t in range(len(one.topics)):
+        h = one.docnos.hashes[one.pair_starts[t]:one.pair_starts[t + 1]]
+        assert np.all(h[1:] >= h[:-1])
+
+
+def test_pairs_with_equal_hashes_are_ordered_by_bytes(monkeypatch):
+    """Freezing does not depend on the order pairs were found in, even where 64-bit hashes collide."""
+    pairs = cwla._pairs
+    builder = pairs._Shard()
+    blob = np.frombuffer(b"zzzyyyxxx", dtype=np.uint8)
+    docnos = pairs.Docnos(blob, np.array([0, 3, 6]), np.array([3, 6, 9]), np.zeros(3, dtype=np.uint64))
+    ids = np.empty(3, dtype=np.int32)
+    assert builder.add(0, ["t"], np.array([0]), np.array([3]), np.arange(3, dtype=np.int32), docnos, 9, ids) == -1
+    starts, new_id = builder.freeze(["t"])
+    assert starts.tolist() == [0, 3] and new_id.tolist() == [2, 1, 0]  # xxx, yyy, zzz
+
+
+def test_one_scratch_workspace_reads_files_of_any_length(tmp_path):
+    """A reader thread reuses its scratch arrays from file to file: a long file, then a short one, then a
+    long one read through one workspace give what each gives alone."""
+    from cwla._tokenize import Workspace, read_run_file
+
+    q, r = cwla.synthetic.collection(seed=12, n_topics=20, n_runs=3, depth=300)
+    r["short"] = r[next(iter(r))].head(7)
+    _, files = cwla.synthetic.write_trec(q, r, tmp_path)
+    workspace = Workspace()
+    for path in files + files[::-1]:
+        shared, alone = read_run_file(path, "float32", workspace), read_run_file(path, "float32")
+        assert shared.topics == alone.topics
+        for field in ("topic_ids", "doc_starts", "doc_ends", "doc_hashes", "scores"):
+            assert np.array_equal(getattr(shared, field), getattr(alone, field))
+
+
+@pytest.mark.parametrize("shuffle", ["reversed", "ties swapped", "random"])
+def test_rankings_in_any_input_order_get_trec_eval_order(tmp_path, shuffle):
+    """The insertion sort (input nearly in order) and the merge sort (far from it) give trec_eval's order:
+    score descending, docno descending."""
+    rng = np.random.default_rng(3)
+    docnos = [f"d{i:04d}" for i in range(400)]
+    scores = np.round(rng.uniform(0, 5, 400), 1)  # many ties
+    expected = sorted(zip(scores.tolist(), docnos), reverse=True)
+    rows = list(expected)
+    if shuffle == "reversed":
+        rows = rows[::-1]
+    elif shuffle == "ties swapped":
+        rows = sorted(rows, key=lambda sd: (-sd[0], sd[1]))  # each tie in ascending docno order
+    else:
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    path = tmp_path / "run"
+    _write_run(path, [("q1", d, k + 1, s) for k, (s, d) in enumerate(rows)])
+    assert cwla.read_runs([path]).frame("run")["docno"].tolist() == [d for _, d in expected]
+
+
+def _judgements_equal(a, b):
+    assert a.topics == b.topics and np.array_equal(a.grades, b.grades)
+    assert a.docnos.tolist() == b.docnos.tolist()
+    for field in ("topic", "doc", "code", "count_topic", "count_code", "count"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+
+
+def test_the_fast_qrels_reader_gives_what_the_careful_reader_gives(tmp_path):
+    path = tmp_path / "qrels"
+    path.write_text("q2 0 b 1\n\nq1 0 a 2\nq10 Q0 a 0.5\t\nq1 0 c -1\n  q2 0 a 3e0\nq1 0 z 1.000000000000000000001\n")
+    fast = C.Judgements.of(path)
+    _judgements_equal(fast, C.Judgements.from_frame(cwla.read_qrels(path)))
+    assert fast.topics == ("q1", "q10", "q2") and fast.grades.tolist() == [-1, 0.5, 1, 2, 3]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("q1 0 a 1\n# a comment\nq1 0 b 0\n", None),  # the careful reader skips comment lines
+    ("q1 0 a 1\nq1 0 a 0\n", r"line 2: docno 'a' appears twice for topic 'q1' \(first at line 1\)"),
+    ("q1 0 a 1\nall 0 b 1\n", r"line 2: a qrels topic is named 'all'"),
+    ("q1 0 a 1 x\n", r"line 1: expected 4 columns \(qid iter docno grade\), found 5"),
+    ("q1 0 a\n", r"line 1: expected 4 columns \(qid iter docno grade\), found 3"),
+    ("q1 0 a nan\n", r"line 1: "),
+    ("q1 0 \xe9 1\n", None),  # non-ASCII: the careful reader
+])
+def test_qrels_the_fast_reader_leaves_to_the_careful_reader(tmp_path, text, message):
+    path = tmp_path / "qrels"
+    path.write_bytes(text.encode("utf-8"))
+    if message is None:
+        _judgements_equal(C.Judgements.of(path), C.Judgements.from_frame(cwla.read_qrels(path)))
+    else:
+        with pytest.raises(InputError, match=message):
+            C.Judgements.of(path)
+
+
+def test_the_group_budget_follows_the_machine_and_can_be_set(monkeypatch):
+    budget = cwla.runset.group_bytes()
+    assert 2**28 <= budget <= 2**33
+    monkeypatch.setattr(cwla.runset, "GROUP_BYTES", 12345)
+    assert cwla.runset.group_bytes() == 12345
