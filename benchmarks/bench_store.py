@@ -121,6 +121,21 @@ def _threads() -> str:
 # ---------------------------------------------------------------------------
 
 
+def _collection(folder: Path, n_topics: int, n_runs: int, depth: int) -> tuple:
+    """``(qrels, runs, reused)``: the collection in ``folder`` if one of these sizes was written there
+    (by an earlier ``--dir DIR --keep``: pass both again to reuse it), else a new one."""
+    import json
+
+    marker = folder / "collection.json"
+    sizes = {"topics": n_topics, "runs": n_runs, "depth": depth}
+    runs = [folder / f"run{r + 1:02d}" for r in range(n_runs)]
+    if marker.exists() and json.loads(marker.read_text()) == sizes and all(p.exists() for p in runs):
+        return folder / "qrels.txt", runs, True
+    qrels, runs = _write_collection(folder, n_topics, n_runs, depth)
+    marker.write_text(json.dumps(sizes))
+    return qrels, runs, False
+
+
 def _write_collection(folder: Path, n_topics: int, n_runs: int, depth: int, seed: int = 7) -> tuple:
     """qrels.txt and run01..runNN (plain text) in ``folder``; docnos ``D`` + 8 digits, topics ``T`` + digits."""
     rng = np.random.default_rng(seed)
@@ -251,10 +266,10 @@ def _large(args) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         t0 = time.perf_counter()
-        qrels, runs = _write_collection(folder, args.topics, args.runs, args.depth)
+        qrels, runs, reused = _collection(folder, args.topics, args.runs, args.depth)
         size = sum(p.stat().st_size for p in runs)
-        print(f"generated {args.topics} topics x {args.runs} runs x {args.depth}: {size / 2**30:.2f} GiB of run "
-              f"files in {time.perf_counter() - t0:.0f} s; numba threads {_threads()}")
+        print(f"{'reused' if reused else 'generated'} {args.topics} topics x {args.runs} runs x {args.depth}: "
+              f"{size / 2**30:.2f} GiB of run files in {time.perf_counter() - t0:.0f} s; numba threads {_threads()}")
         for mode in ("evaluate", "prepare"):
             m = _measure(qrels, runs, mode)
             line = f"{mode:9s} wall {m['seconds']:.1f} s, peak RSS {m['peak_rss'] / 2**30:.2f} GiB"
@@ -275,10 +290,10 @@ def _huge(args) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         t0 = time.perf_counter()
-        qrels, runs = _write_collection(folder, 20_000, 20, 1000)
+        qrels, runs, reused = _collection(folder, 20_000, 20, 1000)
         size = sum(p.stat().st_size for p in runs)
-        print(f"generated 20,000 topics x 20 runs x 1000: {size / 2**30:.1f} GiB of run files in "
-              f"{time.perf_counter() - t0:.0f} s")
+        print(f"{'reused' if reused else 'generated'} 20,000 topics x 20 runs x 1000: {size / 2**30:.1f} GiB of run "
+              f"files in {time.perf_counter() - t0:.0f} s")
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "cwla", "eval", str(qrels), *map(str, runs), "-m", "nDCG@10"],
                               capture_output=True, text=True)
