@@ -106,10 +106,12 @@ def _insert_run(run, cell_topic, cell_starts, cell_lengths, rows, row_blob, row_
             slots_used += 16
             first_pair[t] = n_pairs
         # the topic's table, and the pairs of its first cell (most of its pairs: later runs add fewer), read
-        # in order before the probes
-        sink[0] ^= _read_through(slots, reg_start[t], reg_start[t] + reg_size[t], 8)
+        # in order before the probes when the cell probes enough of them (a short ranking against a large
+        # table probes a few slots: reading it all would cost more than those misses)
+        if 32 * (end - k) >= reg_size[t]:
+            sink[0] ^= _read_through(slots, reg_start[t], reg_start[t] + reg_size[t], 8)
         f, f_end = first_pair[t], first_pair[t] + first_count[t]
-        if f_end > f:
+        if f_end > f and 8 * (end - k) >= f_end - f:
             sink[0] ^= _read_through(p_offsets, f, f_end + 1, 8)
             sink[0] ^= _read_through(p_last, f, f_end, 16)
             sink[0] ^= _read_through(blob, p_offsets[f], p_offsets[f_end], 64)

@@ -69,6 +69,7 @@ import io
 import math
 import os
 import re
+import stat
 import warnings
 import zlib
 import itertools
@@ -352,6 +353,19 @@ def _short_repr(item) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _check_encodable(values: pd.Series, column: str, fmt: _Format) -> None:
+    """Refuse a string UTF-8 cannot encode (a lone surrogate such as ``'\\ud800'``, which only Python
+    strings can hold): it has no bytes to compare, hash or write."""
+    if "".join(values.tolist()).isascii():  # the usual case, at C speed
+        return
+    for i, value in enumerate(values.tolist()):
+        try:
+            value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raise InputError(f"{fmt.kind} {column} {value!r} (row {i} by position) is not text UTF-8 can encode "
+                             f"(a lone surrogate); accepted: str values that are valid Unicode") from None
+
+
 def _canonical(topic, docno, values: dict, fmt: _Format) -> pd.DataFrame:
     """Assemble the output frame (fresh RangeIndex, canonical dtypes).
 
@@ -359,6 +373,8 @@ def _canonical(topic, docno, values: dict, fmt: _Format) -> pd.DataFrame:
     the numeric output columns to arrays.
     """
     data = {"topic": pd.Series(topic, dtype=str), "docno": pd.Series(docno, dtype=str)}
+    for column in ("topic", "docno"):
+        _check_encodable(data[column], column, fmt)
     kinds = {column: kind for _, column, kind in fmt.numeric}
     for column in fmt.output[2:]:
         dtype = np.int64 if kinds[column] == "int" else np.float64
@@ -410,8 +426,12 @@ def qrels_file_bytes(path) -> np.ndarray:
 
 
 def _read_all(fh, allocate) -> np.ndarray:
-    """The rest of an open binary file, read into ``allocate(its size)``."""
-    size = max(os.fstat(fh.fileno()).st_size - fh.tell(), 0)
+    """The rest of an open binary file, read into ``allocate(its size)`` (a pipe, whose size is not known,
+    is read whole first)."""
+    info = os.fstat(fh.fileno())
+    if not stat.S_ISREG(info.st_mode):  # a pipe or FIFO (``<(zcat run.gz)``): no size, no seeking
+        return np.frombuffer(fh.read(), dtype=np.uint8)
+    size = max(info.st_size - fh.tell(), 0)
     out = allocate(size)
     n = fh.readinto(out)
     more = fh.read()  # a file that grew while being read, or one whose size is not known in advance

@@ -286,8 +286,8 @@ def group_bytes() -> int:
     """The text budget of a group of run files: :data:`GROUP_BYTES` if set, else a sixth of the machine's
     physical memory, between 256 MiB and 8 GiB (1 GiB where the memory size is unknown).
 
-    Memory peaks at about 0.7 bytes a byte of run text plus the reader threads' scratch (about twice the
-    largest file a thread), so a group of a sixth of the memory leaves room for the rest."""
+    A group costs (measured) 0.5-1 bytes a byte of run text, its rankings, pairs and tables, plus the
+    reader threads' scratch (about twice the file each reads): a sixth of the memory leaves room for the rest."""
     if GROUP_BYTES is not None:
         return GROUP_BYTES
     try:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import threading
 import warnings
 
 import attrs
@@ -389,3 +391,30 @@ def test_the_group_budget_follows_the_machine_and_can_be_set(monkeypatch):
     assert 2**28 <= budget <= 2**33
     monkeypatch.setattr(cwla.runset, "GROUP_BYTES", 12345)
     assert cwla.runset.group_bytes() == 12345
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/fd"), reason="needs /dev/fd (a pipe as a path)")
+def test_run_and_qrels_files_can_be_pipes(small):
+    """``cwla eval <(zcat qrels.gz) <(zcat run.gz)``: a pipe has no size and cannot seek; it is read whole."""
+    qrels, runs = small
+    expected = cwla.evaluate(qrels, runs[:1], ["nDCG@10"]).values
+
+    def pipe(path):
+        read, write = os.pipe()
+        data = path.read_bytes()
+        threading.Thread(target=lambda: (os.write(write, data), os.close(write))).start()
+        return f"/dev/fd/{read}"
+
+    got = cwla.evaluate(pipe(qrels), {"r1": pipe(runs[0])}, ["nDCG@10"]).values
+    assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("column", ["topic", "docno"])
+def test_a_lone_surrogate_in_a_frame_is_a_clear_error(column):
+    row = {"topic": "1", "docno": "a", "score": 1.0}
+    row[column] = "x\ud800"
+    with pytest.raises(InputError, match=rf"run {column} 'x\\ud800' \(row 0 by position\) is not text UTF-8 can "
+                                         r"encode \(a lone surrogate\)"):
+        cwla.read_runs([pd.DataFrame([row])])
+    with pytest.raises(InputError, match=rf"qrels {column} 'x\\ud800'"):
+        cwla.read_qrels(pd.DataFrame([{**row, "grade": 1}]).drop(columns="score"))
