@@ -301,13 +301,14 @@ def _grown(array: np.ndarray, need: int, fill=None) -> np.ndarray:
 class _Shard:
     """The pair tables of some topics (a :class:`PairBuilder` shard): one thread at a time."""
 
+    #: the per-topic arrays (int64, indexed by the shard's topic id): its table region's start and size,
+    #: its number of pairs, and the first pair and number of pairs its first cell added
+    TOPIC_ARRAYS = ("reg_start", "reg_size", "count", "first_pair", "first_count")
+
     def __init__(self):
         self.topics: dict = {}  # label -> the shard's topic id, first seen first
-        self.reg_start = np.zeros(16, dtype=np.int64)
-        self.reg_size = np.zeros(16, dtype=np.int64)
-        self.count = np.zeros(16, dtype=np.int64)
-        self.first_pair = np.zeros(16, dtype=np.int64)
-        self.first_count = np.zeros(16, dtype=np.int64)
+        for name in self.TOPIC_ARRAYS:
+            setattr(self, name, np.zeros(16, dtype=np.int64))
         self.slots = np.zeros(1024, dtype=np.uint64)
         self.slots_used = 0
         self.n_pairs = 0
@@ -338,7 +339,7 @@ class _Shard:
         ``n_bytes`` docno bytes in all) into ``ids``; returns a duplicated position or -1."""
         for label in labels:
             self.topics.setdefault(label, len(self.topics))
-        for name in ("reg_start", "reg_size", "count", "first_pair", "first_count"):
+        for name in self.TOPIC_ARRAYS:
             setattr(self, name, _grown(getattr(self, name), len(self.topics), fill=0))
         self._room(int(lengths.sum()), n_bytes)
         cell_topic = np.array([self.topics[label] for label in labels], dtype=np.int64)

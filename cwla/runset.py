@@ -207,8 +207,6 @@ class RunSet:
     doc_ids, scores : tuple of ndarray, one per run
         The run's rankings back to back, topic after topic (in ``topics`` order): pair ids
         (int32) and scores (float32 as trec_eval 9.x keeps them, or float64: ``ties``).
-    sources : tuple
-        What each run was read from (for error messages that name file and line).
     ties : {"float32", "float64"}
         The precision in which scores were compared when ordering the rankings.
     order : {"trec_eval", "file"}
@@ -222,7 +220,6 @@ class RunSet:
     lengths: np.ndarray
     doc_ids: tuple
     scores: tuple
-    sources: tuple
     ties: str = "float32"
     order: str = "trec_eval"
 
@@ -390,5 +387,4 @@ def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order:
     for r, (run_topics, run_lengths) in enumerate(zip(topics, lengths)):
         table[r, index.get_indexer(run_topics)] = run_lengths
     return RunSet(names=tuple(names), topics=tuple(labels), docnos=docnos, pair_starts=pair_starts, lengths=table,
-                  doc_ids=tuple(doc_ids), scores=tuple(scores), sources=tuple(source for _, source in named),
-                  ties=ties, order=order)
+                  doc_ids=tuple(doc_ids), scores=tuple(scores), ties=ties, order=order)
