@@ -353,12 +353,13 @@ def _short_repr(item) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _check_encodable(values: pd.Series, column: str, fmt: _Format) -> None:
+def _check_encodable(values: np.ndarray, column: str, fmt: _Format) -> None:
     """Refuse a string UTF-8 cannot encode (a lone surrogate such as ``'\\ud800'``, which only Python
-    strings can hold): it has no bytes to compare, hash or write."""
-    if "".join(values.tolist()).isascii():  # the usual case, at C speed
+    strings can hold, never text decoded from a file): it has no bytes to compare, hash or write."""
+    values = values.tolist()
+    if "".join(values).isascii():  # the usual case, at C speed
         return
-    for i, value in enumerate(values.tolist()):
+    for i, value in enumerate(values):
         try:
             value.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError:
@@ -373,8 +374,6 @@ def _canonical(topic, docno, values: dict, fmt: _Format) -> pd.DataFrame:
     the numeric output columns to arrays.
     """
     data = {"topic": pd.Series(topic, dtype=str), "docno": pd.Series(docno, dtype=str)}
-    for column in ("topic", "docno"):
-        _check_encodable(data[column], column, fmt)
     kinds = {column: kind for _, column, kind in fmt.numeric}
     for column in fmt.output[2:]:
         dtype = np.int64 if kinds[column] == "int" else np.float64
@@ -414,14 +413,17 @@ def run_file_bytes(path, allocate=None) -> np.ndarray:
     A plain file is read straight into ``allocate(size)`` (default ``np.empty(size, np.uint8)``:
     NumPy backs large arrays with huge pages where the system offers them, a tenth of the
     page faults of a ``bytes`` object of the same size)."""
+    return _file_array(path, _RUN, allocate)
+
+
+def qrels_file_bytes(path, allocate=None) -> np.ndarray:
+    """The content of a qrels file as a uint8 array, as :func:`run_file_bytes`."""
+    return _file_array(path, _QRELS, allocate)
+
+
+def _file_array(path, fmt: _Format, allocate=None) -> np.ndarray:
     allocate = allocate or (lambda n: np.empty(n, dtype=np.uint8))
-    data = _load_bytes(path, os.fsdecode(path), _RUN, allocate=allocate)
-    return data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
-
-
-def qrels_file_bytes(path) -> np.ndarray:
-    """The (decompressed, BOM-stripped) content of a qrels file as a uint8 array, with the readers' errors."""
-    data = _load_bytes(path, os.fsdecode(path), _QRELS, allocate=lambda n: np.empty(n, dtype=np.uint8))
+    data = _load_bytes(path, os.fsdecode(path), fmt, allocate=allocate)
     return data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
 
 
@@ -761,6 +763,8 @@ def _validate(
     """
     topic = _string_column(columns["topic"], display["topic"], where)
     docno = _string_column(columns["docno"], display["docno"], where)
+    for column, strings in (("topic", topic), ("docno", docno)):
+        _check_encodable(strings, column, fmt)
     values = {}
     for _, column, kind in fmt.numeric:
         if column not in columns:

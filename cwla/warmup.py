@@ -25,7 +25,6 @@ def warmup() -> float:
     """
     import tempfile
 
-    from ._tokenize import read_run_file
     from .evaluation import evaluate
 
     t0 = time.perf_counter()
@@ -35,8 +34,7 @@ def warmup() -> float:
             f.write("t Q0 d 1 1.5 x\nt Q0 e 2 1.5 x\n")
         with open(qrels_path, "w") as f:
             f.write("t 0 d 1\n")
-        read_run_file(path)
-        evaluate(qrels_path, [path], ["RBP_ERG"])
+        evaluate(qrels_path, [path], ["RBP_ERG"])  # read_run_file, read_qrels_file, read_runs, prepare
     qrels = pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1.0]})
     run = pd.DataFrame({"topic": ["t", "t"], "docno": ["d", "e"], "score": [1.0, 2.0]})
     evaluate(qrels, {"r": run}, ["RBP_ERG"])
