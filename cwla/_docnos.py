@@ -15,7 +15,7 @@ import numpy as np
 
 from ._numba import jit
 
-__all__ = ["Strings", "strings_of", "intern_spans", "span_hashes", "compare"]
+__all__ = ["Strings", "strings_of", "intern_spans", "compare"]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -123,20 +123,16 @@ class Strings:
 
 
 @jit()
-def _hash_spans(blob, starts, ends, out):
+def _hash_all(blob, offsets, out):
     for i in range(out.shape[0]):
-        out[i] = _hash(blob, starts[i], ends[i])
-
-
-def span_hashes(blob, starts, ends) -> np.ndarray:
-    """The hash of each ``blob[starts[i]:ends[i]]``."""
-    out = np.empty(len(starts), dtype=np.uint64)
-    _hash_spans(blob, starts, ends, out)
-    return out
+        out[i] = _hash(blob, offsets[i], offsets[i + 1])
 
 
 def _hashes(blob, offsets) -> np.ndarray:
-    return span_hashes(blob, offsets[:-1], offsets[1:])
+    """The hash of each string ``blob[offsets[i]:offsets[i + 1]]``."""
+    out = np.empty(len(offsets) - 1, dtype=np.uint64)
+    _hash_all(blob, offsets, out)
+    return out
 
 
 def strings_of(values) -> tuple:
