@@ -13,7 +13,15 @@ import numpy as np
 from ._docnos import compare
 from ._numba import jit
 
-__all__ = ["group_by_cell", "order_cells", "join_run"]
+__all__ = ["cell_starts", "group_by_cell", "order_cells", "join_run"]
+
+
+def cell_starts(lengths) -> np.ndarray:
+    """Where each cell starts when cells of ``lengths`` lie back to back (int64, same length)."""
+    lengths = np.asarray(lengths, dtype=np.int64).reshape(-1)
+    starts = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return starts
 
 
 @jit()

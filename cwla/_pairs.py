@@ -20,6 +20,7 @@ import attrs
 import numpy as np
 
 from ._docnos import Strings, compare
+from ._join import cell_starts
 from ._numba import jit
 
 __all__ = ["Docnos", "PairBuilder", "find_pairs"]
@@ -400,8 +401,7 @@ class PairBuilder:
         each, back to back; position j holds row ``rows[j]`` of ``docnos``. A shard that is still empty
         makes room for ``reserve`` runs like this one. Returns ``(ids, duplicate position or -1)``."""
         lengths = np.asarray(lengths, dtype=np.int64)
-        starts = np.zeros(len(lengths), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
+        starts = cell_starts(lengths)
         cell_bytes = _cell_bytes(rows, starts, lengths, docnos.starts, docnos.ends)
         shard = np.array([self._shard_of(label) for label in labels], dtype=np.int64)
         ids = np.empty(len(rows), dtype=np.int32)
@@ -450,10 +450,8 @@ class PairBuilder:
         def remap(run: tuple) -> None:
             run_labels, lengths, ids = run
             lengths = np.asarray(lengths, dtype=np.int64)
-            starts = np.zeros(len(lengths), dtype=np.int64)
-            np.cumsum(lengths[:-1], out=starts[1:])
             cell_base = np.array([bases[self._shard_of(label)] for label in run_labels], dtype=np.int64)
-            _remap_cells(ids, cell_base, starts, lengths, mapping)
+            _remap_cells(ids, cell_base, cell_starts(lengths), lengths, mapping)
 
         offsets = np.zeros(int(bases[-1]) + 1, dtype=np.int64)
         hashes = np.empty(int(bases[-1]), dtype=np.uint64)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._docnos import strings_of
-from ._join import join_run
+from ._join import cell_starts, join_run
 from ._tokenize import read_qrels_file
 from .errors import CwlaWarning, InputError
 from .readers import read_qrels
@@ -196,9 +196,7 @@ class Collection:
         keep = ~negative[self.codes[rows]]
         codes = np.ascontiguousarray(self.codes[rows][keep])
         lengths = np.bincount(cell[keep], minlength=len(self.lengths)).astype(np.int64)
-        starts = np.zeros(len(lengths), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
-        return attrs.evolve(self, codes=codes, starts=starts, lengths=lengths)
+        return attrs.evolve(self, codes=codes, starts=cell_starts(lengths), lengths=lengths)
 
     @property
     def max_grade(self) -> float:
@@ -277,8 +275,7 @@ def join(judgements: Judgements, run_set: RunSet) -> Collection:
     n_runs = len(run_set)
     lengths = np.zeros((n_runs, n_topics), dtype=np.int64)
     lengths[:, retrieved] = run_set.lengths[:, store[retrieved]]
-    starts = np.zeros(lengths.size, dtype=np.int64)
-    np.cumsum(lengths.reshape(-1)[:-1], out=starts[1:])
+    starts = cell_starts(lengths)
     out_starts = starts.reshape(n_runs, n_topics)
     codes = np.empty(int(lengths.sum()), dtype=np.int32)
     for r in range(n_runs):

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import kernels as K
+from ._join import cell_starts
 from ._latex import tabular
 from .aggregations import ERRAgg
 from .browsing import AP, ERR, MAX_CUTOFF
@@ -288,8 +289,7 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
         entries = np.lexsort((rank[col.count_code], col.count_topic))
         codes = np.repeat(col.count_code[entries], col.count[entries]).astype(np.int32)
         lengths = np.bincount(col.count_topic, weights=col.count, minlength=n_t).astype(np.int64)
-        starts = np.zeros(n_t, dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
+        starts = cell_starts(lengths)
         sub = [metrics[i] for i in rows]
         lo, _, _, _ = _run_kernel((codes, starts, lengths, n_t, col.unjudged_code), sub, glo[rows], ghi[rows],
                                   relsum[rows], with_upper=False)

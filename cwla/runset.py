@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._docnos import Strings, strings_of
-from ._join import group_by_cell, order_cells
+from ._join import cell_starts, group_by_cell, order_cells
 from ._pairs import Docnos, PairBuilder, find_pairs
 from ._tokenize import RunColumns, Workspace, read_run_file
 from .errors import InputError
@@ -228,9 +228,7 @@ class RunSet:
 
     def starts(self, run: int) -> np.ndarray:
         """Where each topic's ranking of run ``run`` starts in ``doc_ids[run]``."""
-        out = np.zeros(len(self.topics), dtype=np.int64)
-        np.cumsum(self.lengths[run, :-1], out=out[1:])
-        return out
+        return cell_starts(self.lengths[run])
 
     def frame(self, run: str) -> pd.DataFrame:
         """One run as a frame ``topic, docno, score`` in the RunSet's order (topics sorted; each
