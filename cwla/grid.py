@@ -4,7 +4,9 @@ Six browsing models times seven aggregations give 42 combinations. Three are
 constant (Precision, DCG and RBP with the ERR aggregation: neither C nor A
 depends on the gains) and are left out of :func:`chen_sakai_metrics`, which
 gives the 39 valid ones, with the paper's parameters (Precision and DCG at
-k = 10, RBP p = 0.8, INST T = 2.5, PE beta = 0.5, AP with R = qrels).
+k = 10, RBP p = 0.8, INST T = 2.5, PE beta = 0.5; AP with R = qrels, trec_eval's
+normalisation). :func:`chen_sakai_paper_grid` is the grid as the paper evaluates
+it, with cwl_eval's AP (R = "retrieved").
 """
 
 from __future__ import annotations
@@ -62,14 +64,37 @@ def chen_sakai_grid(**options) -> dict:
     return dict(zip(chen_sakai_names(), chen_sakai_metrics(**options)))
 
 
-def chen_sakai_paper_grid(gmax: float = 3) -> dict:
+def chen_sakai_paper_grid(gmax: float = 3, R: str = "retrieved") -> dict:
     """The 39 metrics as Chen & Sakai evaluate them (TR19DL): cutoff 10, depth 10, the user
     surely stops at rank 10, linear gains ``g / gmax`` -- exponential ``(2^g - 1) / 2^gmax``
-    for the ERR browsing model. Labelled by the paper's names."""
-    from .browsing import ERR
+    for the ERR browsing model -- and cwl_eval's AP. Labelled by the paper's names.
+
+    ``R`` is the AP browsing model's R. Chen & Sakai compute their metrics with cwl_eval,
+    whose AP user stops in proportion to the relevant documents *retrieved* (``R="retrieved"``,
+    the default). That is the AP that reproduces their AP findings on DL19: with it AP_ERR's mean
+    split-half tau is near zero (theirs: .067 on TR19DL, -.090 on WWW3), AP_ERR's system ranking is
+    far from the other AP metrics', and max is the penultimate AP aggregation in discriminative
+    power; with ``R="qrels"`` (trec_eval's normalisation by all relevant documents) AP_ERR's
+    tau is about .63 and none of the three holds.
+
+    Examples
+    --------
+    >>> grid = chen_sakai_paper_grid()
+    >>> str(grid["AP_ERR"])
+    'AP(R=retrieved)+ERR[gain=linear(gmax=3), cutoff=10, depth=10, stop=true]'
+    >>> str(chen_sakai_paper_grid(R="qrels")["AP_ERR"]).split("+")[0]
+    'AP(R=qrels)'
+    """
+    import attrs
+
+    from .browsing import AP, ERR
     from .gains import Exponential, Linear
 
+    ap = AP(R=R)
     return {
-        name: m.with_options(gain=Exponential(gmax) if isinstance(m.browsing, ERR) else Linear(gmax))
-        for name, m in chen_sakai_grid(cutoff=10, depth=10, stop=True).items()
+        name: attrs.evolve(m, browsing=ap) if isinstance(m.browsing, AP) else m
+        for name, m in (
+            (name, m.with_options(gain=Exponential(gmax) if isinstance(m.browsing, ERR) else Linear(gmax)))
+            for name, m in chen_sakai_grid(cutoff=10, depth=10, stop=True).items()
+        )
     }

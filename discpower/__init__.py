@@ -14,7 +14,9 @@ candidate qrels with ground truth (McKechnie et al. 2025; Otero et al. 2023):
 """
 
 from ._validate import DiscpowerError
+from .calibration import Calibration, calibrate
 from .consistency import SplitHalfConsistency, split_half_consistency, topic_split
+from .families import FamilyConsistency, family_consistency, family_power, metric_families
 from .generators import GENERATORS, depth_pool, popularity_qrels, sample_relevant, topic_subset
 from .io import read_discpower, read_matrix, write_matrix, write_pairs
 from .meta import MetaEvaluation, meta_evaluate
@@ -29,7 +31,8 @@ from .qrels_compare import (
 )
 from .result import PairwiseTest
 from .significance import adjust_pvalues, fisher_randomisation, paired_bootstrap, paired_t_test, parametric_tukey_hsd
-from .stability import Stability, truth_stability
+from .simulation import KnownTruthCollection, KnownTruthErrors, known_truth_collection, known_truth_errors
+from .stability import RunStability, Stability, run_stability, truth_stability
 from .sweeps import Sweep, sweep
 from .similarity import RankingSimilarity, kendall_tau_b, ranking_similarity, tau_ap, tau_confidence_interval
 from .tukey import randomised_tukey_hsd
@@ -38,14 +41,16 @@ from .warmup import warmup
 __all__ = [
     "DiscpowerError", "PairwiseTest",
     "randomised_tukey_hsd", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "paired_bootstrap",
-    "adjust_pvalues",
+    "adjust_pvalues", "calibrate", "Calibration",
     "discriminative_power", "asl_curves", "plot_asl_curves",
     "kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity", "RankingSimilarity",
     "split_half_consistency", "SplitHalfConsistency", "topic_split",
+    "metric_families", "family_consistency", "family_power", "FamilyConsistency",
     "meta_evaluate", "MetaEvaluation",
     "read_matrix", "read_discpower", "write_matrix", "write_pairs",
     "compare_qrels", "QrelsComparer", "QrelsComparison", "compare_tests", "confusion_measures", "cohen_kappa",
-    "sweep", "Sweep", "truth_stability", "Stability",
+    "sweep", "Sweep", "truth_stability", "Stability", "run_stability", "RunStability",
+    "known_truth_collection", "known_truth_errors", "KnownTruthCollection", "KnownTruthErrors",
     "sample_relevant", "popularity_qrels", "topic_subset", "depth_pool", "GENERATORS",
     "warmup",
 ]

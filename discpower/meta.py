@@ -4,8 +4,10 @@
 then, per metric, runs the paired randomised Tukey HSD over topics x runs
 (discriminative power, ASL curves), compares the metrics' system rankings
 (Kendall tau-b with confidence intervals) and measures split-half consistency
-(Chen & Sakai 2023, Algorithm 1 and Table 3). Everything comes back as plain
-data in a :class:`MetaEvaluation` with ``to_frame``, ``to_latex`` and ``plot_*``.
+(Chen & Sakai 2023, Algorithm 1 and Table 3). Metrics are compared with one another
+within test families (:mod:`discpower.families`; Chen & Sakai: one per browsing
+model). Everything comes back as plain data in a :class:`MetaEvaluation` with
+``to_frame``, ``to_latex`` and ``plot_*``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from cwla.evaluation import Evaluation, evaluate
 from ._progress import reporter
 from ._validate import DiscpowerError, alpha_level, check_memory, null_trials, seed_value
 from .consistency import split_half_consistency, split_half_memory
+from .families import family_consistency, family_power, metric_families
 from .power import asl_curves, discriminative_power, plot_asl_curves
 from .similarity import ranking_similarity
 from .tukey import randomised_tukey_hsd
@@ -40,7 +43,11 @@ class MetaEvaluation:
     similarity : RankingSimilarity
         Kendall tau-b between the metrics' system rankings, with CIs.
     consistency : SplitHalfConsistency or None
-        Split-half consistency (None when ``n_splits=0``).
+        Split-half consistency (None when ``n_splits=0``); its Tukey HSD runs over all the metrics.
+    families : dict
+        ``{family: (label, ...)}``: the test families (:func:`discpower.families.metric_families`).
+    family_consistency : FamilyConsistency or None
+        The split-half Tukey HSD within each family (Chen & Sakai's Table 3; None without splits).
     alpha : float
         Significance level of discriminative power and of the consistency comparison.
     seed : int
@@ -53,6 +60,8 @@ class MetaEvaluation:
     consistency: object
     alpha: float
     seed: int
+    families: dict = attrs.field(factory=dict)
+    family_consistency: object = None
 
     @property
     def labels(self) -> tuple:
@@ -66,14 +75,35 @@ class MetaEvaluation:
         """Long frame ``metric, rank, pvalue`` (Chen & Sakai's Figure 4 as data)."""
         return asl_curves(self.tests)
 
+    def family_power(self, alpha: float | None = None) -> pd.DataFrame:
+        """Discriminative power ranked within each family (``family, rank, metric, ...``)."""
+        return family_power(self.tests, self.families, self.alpha if alpha is None else alpha)
+
+    def table3(self) -> pd.DataFrame:
+        """Chen & Sakai's Table 3 as data: per family, its metrics by mean split-half tau and how many
+        metrics of the family each significantly outperforms (``family_consistency.to_frame()``)."""
+        if self.family_consistency is None:
+            raise DiscpowerError("no split-half analysis was run (n_splits=0)")
+        return self.family_consistency.to_frame()
+
     def to_frame(self) -> pd.DataFrame:
         """One row per metric: discriminative power, Delta_alpha, split-half mean tau and the
-        number of metrics it significantly outperforms in consistency."""
+        number of metrics it significantly outperforms in consistency (``outperforms``: in one Tukey
+        HSD over all the metrics); then its ``family``, its ranks within the family by discriminative
+        power (``family_dp_rank``) and by mean tau (``family_tau_rank``), and the number of metrics
+        of its family it significantly outperforms (``family_outperforms``, Chen & Sakai's Table 3)."""
         frame = self.discriminative_power().rename(columns={"discriminative_power": "dp"})
         frame = frame[["metric", "dp", "significant_pairs", "pairs", "delta"]]
         if self.consistency is not None:
             cons = self.consistency.to_frame()[["metric", "mean_tau", "outperforms"]]
             frame = frame.merge(cons, on="metric", how="left")
+        if self.families:
+            power = self.family_power()[["metric", "family", "rank"]].rename(columns={"rank": "family_dp_rank"})
+            frame = frame.merge(power, on="metric", how="left")
+            if self.family_consistency is not None:
+                cons = self.table3()[["metric", "rank", "outperforms"]].rename(
+                    columns={"rank": "family_tau_rank", "outperforms": "family_outperforms"})
+                frame = frame.merge(cons, on="metric", how="left")
         return frame
 
     def to_latex(self, digits: int = 3) -> str:
@@ -97,7 +127,7 @@ def meta_memory(n_metrics: int, n_trials: int, n_splits: int, split_trials: int)
 
 def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_splits: int = 1000,
                   split_trials: int | None = None, alpha: float = 0.05, seed=0, progress=False,
-                  **options) -> MetaEvaluation:
+                  families=None, **options) -> MetaEvaluation:
     """Meta-evaluate metrics: discriminative power, ASL curves, ranking similarity, split-half consistency.
 
     Parameters
@@ -120,6 +150,11 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
         numbers, so differences between metrics are not resampling noise).
     progress : bool or callable
         True draws a progress bar on stderr; a callable gets ``(done, total)``.
+    families : None, "model", "all" or mapping {family: [label, ...]}
+        The test families within which metrics are compared (ranks of discriminative power, the
+        split-half Tukey HSD of :meth:`MetaEvaluation.table3`). None: one family per browsing model
+        for Chen & Sakai's grid (labels ``Model_Aggregation``, as ``cwla.chen_sakai_grid`` gives),
+        otherwise one family of all the metrics. See :func:`discpower.families.metric_families`.
 
     Returns
     -------
@@ -145,6 +180,7 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
     if n_splits and len(ev.labels) < 2:
         raise DiscpowerError("split-half consistency compares metrics: give at least 2 metrics, or no splits "
                              "(n_splits=0; on the command line --splits 0)")
+    families = metric_families(ev.labels, families, ev.metrics)
     if len(ev.runs) < 5:
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
                              f"n > 4); got {len(ev.runs)}")
@@ -158,11 +194,13 @@ def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_spl
         tests[label] = randomised_tukey_hsd(ev.values[k].T, B, tukey_seed, systems=ev.runs)
         tick(k + 1, len(ev.labels))
     similarity = ranking_similarity(ev)
-    consistency = None
+    consistency = within = None
     if n_splits:
         consistency = split_half_consistency(
             ev.values, ev.labels, n_splits=int(n_splits), seed=split_seed, n_trials=split_B, alpha=alpha,
             progress=reporter(progress, int(n_splits), "split-half consistency"),
         )
+        if families:
+            within = family_consistency(consistency, families)
     return MetaEvaluation(evaluation=ev, tests=tests, similarity=similarity, consistency=consistency,
-                          alpha=alpha, seed=seed)
+                          alpha=alpha, seed=seed, families=families, family_consistency=within)

@@ -174,6 +174,24 @@ def paired_t_test(X, *, systems=None, correction=None) -> PairwiseTest:
 
 # ----------------------------------------------------------------------------- parametric Tukey HSD
 
+def studentized_ranges(X) -> tuple[np.ndarray, np.ndarray, int]:
+    """The paired Tukey HSD's statistics of a checked matrix: (diff, q, dof) with ``diff[i, j]`` =
+    mean i - mean j, ``q[i, j]`` = |diff| / sqrt(V_E / n) (0 on the diagonal; inf where V_E = 0 and
+    the means differ) and dof = (m - 1)(n - 1). See :func:`parametric_tukey_hsd`."""
+    n, m = X.shape
+    _, diff = _mean_diff(X)
+    residual = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
+    dof = (m - 1) * (n - 1)
+    v_e = float(np.sum(residual * residual)) / dof
+    absdiff = np.abs(diff)
+    if v_e > 0.0:
+        q = absdiff / math.sqrt(v_e / n)
+    else:
+        q = np.where(absdiff == 0.0, 0.0, np.inf)
+    np.fill_diagonal(q, 0.0)
+    return diff, q, dof
+
+
 def parametric_tukey_hsd(X, *, systems=None) -> PairwiseTest:
     """Sakai's paired (two-way ANOVA) Tukey HSD test of every pair of systems.
 
@@ -227,15 +245,7 @@ def parametric_tukey_hsd(X, *, systems=None) -> PairwiseTest:
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "parametric Tukey HSD", squares=True)
     n, m = X.shape
-    means, diff = _mean_diff(X)
-    residual = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
-    dof = (m - 1) * (n - 1)
-    v_e = float(np.sum(residual * residual)) / dof
-    absdiff = np.abs(diff)
-    if v_e > 0.0:
-        q = absdiff / math.sqrt(v_e / n)
-    else:
-        q = np.where(absdiff == 0.0, 0.0, np.inf)
+    diff, q, dof = studentized_ranges(X)
     i, j = np.triu_indices(m, k=1)
     values, inverse = np.unique(q[i, j], return_inverse=True)
     import scipy.stats  # here, not at import time: scipy.stats costs about 0.5 s to import

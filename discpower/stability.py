@@ -1,10 +1,20 @@
-"""How stable is the ground truth's significance pattern? A topic bootstrap.
+"""How stable is the ground truth's significance pattern? Topic and run resampling.
 
 The comparison of candidate qrels with ground truth (:func:`compare_qrels`) rests
-on one sample of topics. Resampling the topics with replacement (Efron's
-bootstrap; the check reviewers asked of McKechnie et al. 2025) and redoing every
-comparison on each resample shows how much each measure moves and whether the
-ranking of the candidate qrels by MCC holds.
+on one sample of topics and one set of runs.
+
+* :func:`truth_stability` resamples the topics with replacement (Efron's bootstrap;
+  the check reviewers asked of McKechnie et al. 2025) and redoes every comparison on
+  each resample: how much each measure moves, whether the ranking of the candidate
+  qrels by MCC holds.
+* :func:`run_stability` resamples the runs. A multiple-comparison test decides every
+  pair within one family: the randomised Tukey HSD compares each difference with the
+  null range of *all* the systems' sums, so one outlying run widens that range and
+  makes the other pairs harder to separate. Leave-one-run-out measures, for each run,
+  how the decisions on the *other* pairs change when it leaves the family (its
+  influence); a run bootstrap shows how S_gt and each candidate's measures move with
+  the run set. On DL19 one run (UNH_exDL_bm25) decides most of the zero-shot LLM
+  qrels' Type II count.
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from ._validate import n_trials as _check_trials
 from .qrels_compare import QrelsComparer, compare_tests, significance_test
 from .similarity import kendall_tau_b
 
-__all__ = ["Stability", "truth_stability"]
+__all__ = ["Stability", "truth_stability", "RunStability", "run_stability"]
 
 
 @attrs.frozen(eq=False)
@@ -154,3 +164,184 @@ def truth_stability(truth, candidates, runs, metric="nDCG@10", *, n_boot: int = 
     if ranking_measure not in set(frame["measure"]):
         raise DiscpowerError(f"unknown ranking measure {ranking_measure!r}; accepted: {sorted(set(frame.measure))}")
     return Stability(frame=frame, candidates=tuple(cands), ranking_measure=ranking_measure, seed=seed)
+
+
+# --------------------------------------------------------------------------- run-set stability
+
+#: the measures :class:`RunStability` reports per left-out run (over the pairs not involving it)
+INFLUENCE_MEASURES = ("significant_truth", "significant_candidate", "TP", "FN", "FP", "TN", "1R", "2P", "MCC", "BAC")
+
+
+@attrs.frozen(eq=False)
+class RunStability:
+    """Result of :func:`run_stability`: how the comparison moves with the run set.
+
+    Attributes
+    ----------
+    leave_one_out : DataFrame
+        ``run, candidate, measure, with_run, without_run, change``: every measure of
+        :data:`INFLUENCE_MEASURES` over the pairs *not* involving ``run``, tested with the run
+        in the family (all runs) and without it (``change`` = without - with).
+    influence : DataFrame
+        One row per run, most influential first: ``rank, run, mean_truth`` (its mean score
+        under the ground truth), ``truth_changes`` (other pairs whose significance under the
+        ground truth changes when it leaves), ``candidate_changes`` and ``outcome_changes``
+        (other pairs whose significance under a candidate, or whose TP/FN/FP/TN outcome,
+        changes; summed over the candidates) and per candidate ``outcome_changes:<name>``.
+        Ranked by ``outcome_changes``, then ``truth_changes``.
+    bootstrap : Stability
+        The run bootstrap (sample 0: all runs; then runs drawn with replacement, a drawn run's
+        copies all in the family; measures over the pairs of distinct runs drawn).
+    runs : tuple
+        The runs.
+    seed : int
+    """
+
+    leave_one_out: pd.DataFrame
+    influence: pd.DataFrame
+    bootstrap: Stability
+    runs: tuple
+    seed: int
+
+    def most_influential(self, k: int = 1) -> list:
+        """The ``k`` most influential runs."""
+        return self.influence["run"].head(k).tolist()
+
+    def without(self, run) -> pd.DataFrame:
+        """The measures without ``run`` beside those with it: ``candidate, measure, with_run, without_run, change``."""
+        if run not in self.runs:
+            raise DiscpowerError(f"unknown run {run!r}; the runs are {list(self.runs)[:5]} ...")
+        frame = self.leave_one_out
+        return frame[frame.run == run].drop(columns="run").reset_index(drop=True)
+
+
+def _restrict(test, keep) -> object:
+    """The test's result on the systems ``keep`` (indices, in order): its p-values as decided in its own family."""
+    keep = np.asarray(keep)
+    grid = np.ix_(keep, keep)
+    return attrs.evolve(test, systems=tuple(test.systems[k] for k in keep), diff=test.diff[grid],
+                        statistic=test.statistic[grid], pvalue=test.pvalue[grid],
+                        means=None if test.means is None else np.asarray(test.means)[keep])
+
+
+def _pair_measures(truth_test, cand_test, alpha) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
+    """Measures of one comparison, with the per-pair significance under each and the outcomes."""
+    result = compare_tests(truth_test, cand_test, alpha=alpha)
+    m = result.measures
+    values = {"significant_truth": m["TP"] + m["FN"], "significant_candidate": m["TP"] + m["FP"],
+              **{k: m[k] for k in INFLUENCE_MEASURES[2:]}}
+    pairs = result.pairs
+    return (values, pairs["significant_truth"].to_numpy(), pairs["significant_candidate"].to_numpy(),
+            pairs["outcome"].to_numpy())
+
+
+def run_stability(truth, candidates, runs, metric="nDCG@10", *, n_boot: int = 200, test="tukey",
+                  n_trials: int = 2000, alpha: float = 0.05, seed=0, topics: str = "common", progress=False,
+                  **options) -> RunStability:
+    """Run-set stability of the comparison of candidate qrels with the ground truth.
+
+    The runs are scored once under every qrels; each run set then only selects columns.
+    Every test uses the same seed (common random numbers), so a change comes from the run set.
+
+    * **Leave one run out.** For each run r, the pairs not involving r are decided twice: in
+      the family of all runs, and in the family without r. The number of those pairs whose
+      decision (under the truth, under a candidate, or the TP/FN/FP/TN outcome) changes is r's
+      influence: a multiple-comparison test decides each pair against the whole family.
+    * **Run bootstrap.** ``n_boot`` run sets of the same size drawn with replacement (sample 0
+      is the full set); the measures of :func:`compare_qrels` over the pairs of distinct runs.
+
+    Parameters
+    ----------
+    truth, candidates, runs, metric, options
+        As for :func:`truth_stability` (``candidates``: ``{name: qrels}``).
+    n_boot : int
+        Run-bootstrap resamples.
+    test, n_trials, alpha, seed, topics
+        As for :func:`truth_stability`.
+
+    Returns
+    -------
+    RunStability
+    """
+    alpha = alpha_level(alpha)
+    n_boot = _check_trials(n_boot, "n_boot")
+    seed = seed_value(seed)
+    if not isinstance(candidates, Mapping) or not candidates:
+        raise DiscpowerError("candidates must be a non-empty dict {name: qrels}")
+    comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
+                                   topics=topics, **options)
+    ev_g = comparer.truth_evaluation
+    names = tuple(ev_g.runs)
+    m = len(names)
+    if m < 4:
+        raise DiscpowerError(f"run-set stability needs at least 4 runs (3 remain when one is left out); got {m}")
+    X_g = ev_g.values[0].T
+    topic_row = {t: i for i, t in enumerate(ev_g.topics)}
+    cands = {}
+    for name, qrels in candidates.items():
+        _, ev_c = comparer.score(qrels)
+        rows = np.array([topic_row[t] for t in ev_c.topics])
+        X_t = X_g if topics == "truth" or len(rows) == len(ev_g.topics) else X_g[rows]
+        cands[str(name)] = (X_t, ev_c.values[0].T)
+
+    def tests(cols):
+        """Truth and candidate tests on the run columns ``cols`` (truth tests shared by equal topic sets)."""
+        sel, seen = list(cols), {}
+        systems = []
+        for c in sel:  # a run drawn twice: its copies are systems of their own ("run#1", ...)
+            seen[c] = seen.get(c, -1) + 1
+            systems.append(names[c] if seen[c] == 0 else f"{names[c]}#{seen[c]}")
+        cache, out = {}, {}
+        for name, (X_t, X_c) in cands.items():
+            key = id(X_t)
+            if key not in cache:
+                cache[key] = significance_test(X_t[:, sel], systems, test, n_trials=n_trials, seed=seed)
+            out[name] = (cache[key], significance_test(X_c[:, sel], systems, test, n_trials=n_trials, seed=seed))
+        return out
+
+    tick = reporter(progress, m + 1 + n_boot, "run-set stability")
+    full = tests(range(m))
+    tick(1, m + 1 + n_boot)
+    loo_rows, influence = [], []
+    for r in range(m):
+        others = [c for c in range(m) if c != r]
+        without = tests(others)
+        row = {"run": names[r], "mean_truth": float(X_g[:, r].mean()), "truth_changes": 0,
+               "candidate_changes": 0, "outcome_changes": 0}
+        truth_done = False
+        for name in cands:
+            g_with, c_with = (_restrict(t, others) for t in full[name])
+            v_with, sg_w, sc_w, o_w = _pair_measures(g_with, c_with, alpha)
+            v_wo, sg_o, sc_o, o_o = _pair_measures(*without[name], alpha)
+            for k in INFLUENCE_MEASURES:
+                loo_rows.append({"run": names[r], "candidate": name, "measure": k, "with_run": float(v_with[k]),
+                                 "without_run": float(v_wo[k]), "change": float(v_wo[k]) - float(v_with[k])})
+            if not truth_done:
+                row["truth_changes"] = int(np.sum(sg_w != sg_o))
+                truth_done = True
+            row["candidate_changes"] += int(np.sum(sc_w != sc_o))
+            row[f"outcome_changes:{name}"] = int(np.sum(o_w != o_o))
+            row["outcome_changes"] += row[f"outcome_changes:{name}"]
+        influence.append(row)
+        tick(r + 2, m + 1 + n_boot)
+    influence = pd.DataFrame(influence).sort_values(["outcome_changes", "truth_changes"], ascending=False,
+                                                    kind="stable").reset_index(drop=True)
+    influence.insert(0, "rank", np.arange(1, m + 1))
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x52554E53]))  # "RUNS": a stream of its own
+    draws = [np.arange(m)] + [np.sort(rng.integers(0, m, size=m)) for _ in range(n_boot)]
+    boot_rows = []
+    for b, cols in enumerate(draws):
+        first = np.unique(cols, return_index=True)[1]  # one column per distinct run drawn
+        if len(first) < 2:
+            continue
+        for name, (g, c) in tests(cols).items():
+            result = compare_tests(_restrict(g, first), _restrict(c, first), alpha=alpha)
+            boot_rows += [{"sample": b, "candidate": name, "measure": k, "value": float(v)}
+                          for k, v in result.measures.items()]
+        if b:
+            tick(m + 1 + b, m + 1 + n_boot)
+    boot = Stability(frame=pd.DataFrame(boot_rows, columns=["sample", "candidate", "measure", "value"]),
+                     candidates=tuple(cands), ranking_measure="MCC", seed=seed)
+    return RunStability(leave_one_out=pd.DataFrame(loo_rows), influence=influence, bootstrap=boot, runs=names,
+                        seed=seed)
