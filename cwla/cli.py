@@ -523,7 +523,7 @@ def _demo_header(args, qrels, col, width) -> str:
     grid = (
         "Metrics: Chen & Sakai's (2023) grid of C/W/L/A metrics, 6 browsing models C(i) x 7 gain aggregations "
         "A(i) minus the 3 constant combinations = 39, with the paper's parameters (Precision and DCG k=10, "
-        "RBP p=0.8, INST T=2.5, AP R=qrels, PE beta=0.5) and setting: cutoff 10, depth H=10, stop at H, "
+        "RBP p=0.8, INST T=2.5, AP R=retrieved (cwl_eval's), PE beta=0.5) and setting: cutoff 10, depth H=10, stop at H, "
         f"linear gains (grade/{max_grade}). One block per browsing model; values are means over the "
         f"{len(col.topics)} topics."
     )

@@ -4,9 +4,9 @@ Six browsing models times seven aggregations give 42 combinations. Three are
 constant (Precision, DCG and RBP with the ERR aggregation: neither C nor A
 depends on the gains) and are left out of :func:`chen_sakai_metrics`, which
 gives the 39 valid ones, with the paper's parameters (Precision and DCG at
-k = 10, RBP p = 0.8, INST T = 2.5, PE beta = 0.5; AP with R = qrels, trec_eval's
-normalisation). :func:`chen_sakai_paper_grid` is the grid as the paper evaluates
-it, with cwl_eval's AP (R = "retrieved").
+k = 10, RBP p = 0.8, INST T = 2.5, PE beta = 0.5, and cwl_eval's AP, R = "retrieved":
+see :func:`chen_sakai_paper_grid`). :func:`chen_sakai_paper_grid` is the grid in the
+paper's setting (cutoff, depth, stop, gains).
 """
 
 from __future__ import annotations

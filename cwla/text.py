@@ -85,13 +85,14 @@ _TOKEN = re.compile(
     r"|(?P<str>'[^']*'|\"[^\"]*\")|(?P<op>[()\[\]{},=+@:]))"
 )
 
-#: Chen & Sakai 2023's parameters for their 6 x 7 grid.
+#: Chen & Sakai 2023's parameters for their 6 x 7 grid (their AP is cwl_eval's: R = the relevant documents
+#: retrieved; see cwla.grid.chen_sakai_paper_grid).
 CHEN_SAKAI_DEFAULTS = {
     "Precision": Precision(k=10),
     "DCG": DCG(k=10),
     "RBP": RBP(p=0.8),
     "INST": INST(T=2.5),
-    "AP": AP(R="qrels"),
+    "AP": AP(R="retrieved"),
     "ERR": ERR(),
 }
 

@@ -4,7 +4,7 @@ Usage::
 
     discpower tukey MATRIX.tsv [--trials B] [--seed S] [--plus-one]
     discpower meta QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
-                   [--trials B] [--splits N] [--alpha A] [--seed S] [--figures DIR] [--quiet]
+                   [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR] [--quiet]
     discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--trials B] [--alpha A]
                    [--seed S] [--test T] [--direction-aware] [--pairs FILE]
 
@@ -13,7 +13,9 @@ scores per topic) and prints TSV ``system_a, system_b, diff, pvalue`` (diff =
 mean a - mean b) for every pair. ``meta`` scores the runs with cwla and prints
 the meta-evaluation report: per metric discriminative power, Delta_alpha,
 split-half mean tau and how many metrics it significantly outperforms; then the
-Kendall tau-b matrix between the metrics' system rankings. ``compare-qrels``
+split-half comparison within test families (Chen & Sakai's Table 3: one family per
+browsing model for their grid, ``--families``) and the Kendall tau-b matrix between
+the metrics' system rankings. ``compare-qrels``
 prints ``measure, value`` lines (TP, TN, FP, FN, 1P, 1R, 2P, 2R, BAC, MCC, ...).
 
 No output (``--pairs FILE``, ``--figures DIR``) may be one of the input files: that is refused
@@ -83,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--splits", type=int, default=1000, metavar="N", help="split-half trials (1000; 0 skips)")
     m.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
     m.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    m.add_argument("--families", choices=("model", "all"), default=None,
+                   help="test families: one per browsing model, or all metrics in one (default: per model "
+                        "for Chen & Sakai's grid names, else all)")
     m.add_argument("--figures", metavar="DIR", action=Once,
                    help="also write asl.png and similarity.png into DIR (created if needed)")
     m.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -148,13 +153,19 @@ def _cmd_meta(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = meta_evaluate(args.qrels, args.runs, metrics, n_trials=args.trials, n_splits=args.splits,
-                               alpha=args.alpha, seed=args.seed, progress=not args.quiet, **options)
+                               alpha=args.alpha, seed=args.seed, progress=not args.quiet,
+                               families=args.families, **options)
     summary = report.to_frame()
     out = [f"# meta-evaluation: {len(report.labels)} metrics, {len(report.evaluation.runs)} runs, "
            f"{len(report.evaluation.topics)} topics; randomised Tukey HSD B={args.trials}, alpha={args.alpha}, "
            f"split-half {args.splits} splits, seed {args.seed}"]
     out.append(summary.to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
     out.append("")
+    if report.family_consistency is not None:
+        out.append("# split-half consistency within each family (Chen & Sakai's Table 3): rank and metrics of "
+                   "its family it significantly outperforms")
+        out.append(report.table3().to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
+        out.append("")
     out.append("# Kendall tau-b between the metrics' system rankings")
     out.append(report.similarity.to_frame().to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
     sys.stdout.write("\n".join(out) + "\n")

@@ -67,11 +67,32 @@ def test_meta_report_and_figures(tmp_path, capsys):
     assert code == 0, out.err
     lines = out.out.splitlines()
     assert lines[0].startswith("# meta-evaluation: 3 metrics, 8 runs, 20 topics")
-    assert lines[1] == "metric\tdp\tsignificant_pairs\tpairs\tdelta\tmean_tau\toutperforms"
+    assert lines[1] == ("metric\tdp\tsignificant_pairs\tpairs\tdelta\tmean_tau\toutperforms\tfamily\t"
+                        "family_dp_rank\tfamily_tau_rank\tfamily_outperforms")
     assert [line.split("\t")[0] for line in lines[2:5]] == ["nDCG@10", "RBP_ERG", "INST_PE"]
     assert "# Kendall tau-b between the metrics' system rankings" in lines
+    # one family of the three (nDCG@10 is not a Chen & Sakai name), its Table 3 block printed
+    table3 = lines.index(next(line for line in lines if line.startswith("# split-half consistency within")))
+    assert lines[table3 + 1] == "family\trank\tmetric\tmean_tau\toutperforms\tbeaten_ranks"
+    assert {line.split("\t")[0] for line in lines[table3 + 2:table3 + 5]} == {"all"}
     assert (tmp_path / "fig" / "asl.png").stat().st_size > 1000
     assert (tmp_path / "fig" / "similarity.png").stat().st_size > 1000
+
+
+def test_meta_families_per_model(tmp_path, capsys):
+    qrels, runs = cwla.synthetic.collection(n_topics=16, n_runs=7, seed=3)
+    qrels_path, run_paths = cwla.synthetic.write_trec(qrels, runs, tmp_path / "data")
+    args = ["meta", str(qrels_path), *map(str, run_paths), "-m", "RBP_ERG", "-m", "RBP_max", "-m", "INST_ERG",
+            "-m", "INST_fin", "--trials", "200", "--splits", "30", "--quiet"]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("# split-half consistency within"))
+    families = [line.split("\t")[0] for line in lines[start + 2:start + 6]]
+    assert families == ["RBP", "RBP", "INST", "INST"]  # the paper's names: one family per browsing model
+    assert main(args + ["--families", "all"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("# split-half consistency within"))
+    assert [line.split("\t")[0] for line in lines[start + 2:start + 6]] == ["all"] * 4
 
 
 def test_meta_needs_a_metric(tmp_path, capsys):

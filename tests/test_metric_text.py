@@ -41,7 +41,7 @@ def test_every_gain_map_prints_and_parses_back(gain):
     ("ERR_ERR", Metric(ERR(), ERRAgg())),
     ("Precision_avg", Metric(Precision(10), Avg())),
     ("DCG_ETG", Metric(DCG(10), ETG())),
-    ("AP_ERG", Metric(AP("qrels"), ERG())),
+    ("AP_ERG", Metric(AP("retrieved"), ERG())),
     ("RBP_ERG[cutoff=10, depth=10, stop=true]", Metric(RBP(0.8), ERG(), cutoff=10, depth=10, stop=True)),
     # ir_measures names, with ir_measures' parameters; binary gains without rel= follow the evaluation's level
     ("P@10", Metric(Precision(10), ERG(), gain=Binary(), cutoff=10, depth="all")),
