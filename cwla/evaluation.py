@@ -274,7 +274,12 @@ def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_u
 
 def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
     """(n_metrics, n_topics) score of each metric on each topic's ideal ranking
-    (all judged documents by gain descending, same cutoff, depth and stop)."""
+    (the judged documents of positive gain by gain descending, same cutoff, depth and stop).
+
+    Documents of gain 0 are left out of the ideal ranking: below the relevant ones they add nothing to
+    it, and under ``depth="all"`` (the ranking's own length as depth) they would lengthen it and so
+    change a rate aggregation's ideal (ERG divides by the expected depth); a judged 0 must score as an
+    unjudged document does."""
     n_t = len(col.topics)
     ideal = np.zeros((len(metrics), n_t))
     by_gain = {}
@@ -286,9 +291,10 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
         gains = glo[rows[0], : len(col.grades)]
         rank = np.empty(len(col.grades), dtype=np.int64)  # each code's place in the ideal ranking
         rank[np.lexsort((-col.grades, -gains))] = grade_codes  # by gain, then grade, descending
-        entries = np.lexsort((rank[col.count_code], col.count_topic))
+        positive = np.flatnonzero(gains[col.count_code] > 0.0)
+        entries = positive[np.lexsort((rank[col.count_code[positive]], col.count_topic[positive]))]
         codes = np.repeat(col.count_code[entries], col.count[entries]).astype(np.int32)
-        lengths = np.bincount(col.count_topic, weights=col.count, minlength=n_t).astype(np.int64)
+        lengths = np.bincount(col.count_topic[entries], weights=col.count[entries], minlength=n_t).astype(np.int64)
         starts = cell_starts(lengths)
         sub = [metrics[i] for i in rows]
         lo, _, _, _ = _run_kernel((codes, starts, lengths, n_t, col.unjudged_code), sub, glo[rows], ghi[rows],

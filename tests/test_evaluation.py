@@ -210,3 +210,20 @@ def test_a_subnormal_ideal_gives_no_nan():
         warnings.simplefilter("ignore", cwla.CwlaWarning)
         ev = cwla.evaluate(qrels, {"r": run}, ["AP(R=retrieved)+fin[gain=table(3:5e-324), depth=1, normalize=ideal]"])
     assert ev.values[0, 0, 0] == 0.0 and not np.isnan(ev.residuals).any()
+
+
+def test_a_judged_zero_is_not_part_of_the_ideal_ranking():
+    """The ideal ranking holds the judged documents of positive gain. A judged 0 below them would add
+    nothing -- but under depth="all" (or a ranking shorter than the depth) it would lengthen the ideal
+    ranking and lower a rate aggregation's ideal (ERG divides by the expected depth), so judging a
+    document 0 changed the normalised value, and a run retrieving just the relevant documents could
+    score above 1. (Hypothesis found DCG(k=none)+ERG[cutoff=5, depth=all, normalize=ideal].)"""
+    import pandas as pd
+
+    metric = "DCG(k=none)+ERG[gain=linear, cutoff=5, depth=all, normalize=ideal]"
+    run = pd.DataFrame({"topic": "t", "docno": ["a", "b"], "score": [2.0, 1.0]})
+    base = pd.DataFrame({"topic": "t", "docno": ["a", "b"], "grade": [2, 1]})
+    zeros = pd.concat([base, pd.DataFrame({"topic": "t", "docno": ["z1", "z2", "z3"], "grade": 0})])
+    with_zeros = cwla.evaluate(zeros, {"r": run}, [metric]).values[0, 0, 0]
+    without = cwla.evaluate(base, {"r": run}, [metric]).values[0, 0, 0]
+    assert with_zeros == without == pytest.approx(1.0)  # the run is the ideal ranking

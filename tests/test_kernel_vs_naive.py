@@ -75,7 +75,8 @@ def _naive(metric, ranking, judged, grades_present):
     else:
         v, upper = score(lo, False), score(hi, True)
     if metric.normalize == "ideal":
-        ideal_ranking = sorted((table[g] for g in judged), reverse=True)
+        # the ideal ranking: the judged documents of positive gain, best first (a judged 0 adds nothing)
+        ideal_ranking = sorted((table[g] for g in judged if table[g] > 0), reverse=True)
         H = depth(len(ideal_ranking))
         ideal = naive.cwl_score(model, param, agg, beta, ideal_ranking, H, stop, cutoff, 0.0, ap_R, R) if H else 0.0
         if ideal > 0:

@@ -31,7 +31,9 @@ def test_report_holds_every_analysis(report):
     assert report.labels == tuple(METRICS)
     assert set(report.tests) == set(METRICS)
     frame = report.to_frame()
-    assert list(frame.columns) == ["metric", "dp", "significant_pairs", "pairs", "delta", "mean_tau", "outperforms"]
+    assert list(frame.columns) == ["metric", "dp", "significant_pairs", "pairs", "delta", "mean_tau", "outperforms",
+                                   "family", "family_dp_rank", "family_tau_rank", "family_outperforms"]
+    assert report.families == {"all": tuple(METRICS)}  # nDCG@10 is not a paper name: one family
     assert frame["pairs"].eq(45).all() and frame["dp"].between(0, 1).all()
     assert report.similarity.tau.shape == (5, 5)
     np.testing.assert_allclose(np.diag(report.similarity.tau), 1.0)
