@@ -3,29 +3,32 @@
 :func:`calibrate` takes a topics x systems matrix X (e.g. DL19 nDCG@10) and simulates data
 sets that keep X's topics and score distribution but whose truth is known:
 
-* **Type I error (null).** ``null="exchangeable"``: each topic's scores are permuted across
-  the systems, independently per topic (the randomisation tests' own null: the systems are
-  exchangeable within a topic). Every system then has the same expected mean, so any
-  significant pair is a false discovery; the family-wise error rate (FWER) is the share of
-  simulations with at least one pair at p < alpha. ``null="centred"``: each system's column
-  is shifted to the grand mean and the topics are resampled with replacement: equal means,
-  but each system keeps its own spread, so the systems are *not* exchangeable. The randomised
-  Tukey HSD assumes exchangeability; with unequal variances its FWER exceeds alpha.
-* **Power.** After the null draw, one system's scores are raised by ``delta`` on every topic
-  (an injected effect; scores may leave [0, 1]). Power = the share of that system's m - 1
-  pairs found significant, in the right direction, averaged over the simulations; beside it
-  ``any_power``, the share of simulations that find at least one of them, and the FWER among
-  the other (still null) pairs.
+* **Type I error (null).** Each topic's scores are permuted across the systems, independently
+  per topic (the randomisation tests' own null: the systems are exchangeable within a topic).
+  Every system then has the same expected mean, so any significant pair is a false discovery;
+  the family-wise error rate (FWER) is the share of simulations with at least one pair at
+  p < alpha. ``null`` may instead be a callable that draws a data set from a population of the
+  user's choice with equal means -- e.g. unequal variances, where the systems are *not*
+  exchangeable and the Tukey HSD's FWER exceeds alpha (docs/calibration.md shows it).
+* **Power.** One system's scores in the null draw are raised by ``delta`` on every topic (an
+  injected effect; scores may leave [0, 1]). Per simulation, the share of that system's m - 1
+  pairs found significant in the right direction; ``power`` is its mean over the simulations,
+  ``any_power`` the share of simulations finding at least one of them, and ``fwer`` (for m > 2)
+  the family-wise error among the other, still null, pairs.
 
-Every rate comes with its Monte-Carlo standard error sqrt(r (1 - r) / n_sim) (for ``power``,
-the standard deviation of the per-simulation shares over sqrt(n_sim)). Simulation s draws
-from its own stream (seed, s) and its test uses its own seed, so the result is the same for
-a seed whatever the thread count.
+Standard errors (Monte Carlo, n = n_sim simulations): sqrt(r (1 - r) / n) for a rate r (the
+plug-in binomial SE: 0 when r is 0 or 1); for ``power``, sd(shares, ddof=1) / sqrt(n).
+
+Simulation s draws its null data set from its own stream (seed, s), and every delta and every
+test is applied to that same data set with the same test seed (common random numbers: the
+rows of one call differ by the delta and the test, not by resampling noise). The result is the
+same for a seed whatever the thread count, and a delta's row does not depend on the other deltas.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 
 import attrs
 import numpy as np
@@ -39,12 +42,10 @@ from ._validate import n_trials as _count
 from .qrels_compare import TESTS, significance_test
 from .significance import fisher_randomisation, paired_bootstrap, studentized_ranges
 
-__all__ = ["Calibration", "calibrate", "CALIBRATION_TESTS", "NULLS"]
+__all__ = ["Calibration", "calibrate", "CALIBRATION_TESTS"]
 
 #: tests :func:`calibrate` accepts by name (the last two compare exactly two systems)
 CALIBRATION_TESTS = TESTS + ("fisher", "bootstrap")
-#: the null models of :func:`calibrate`
-NULLS = ("exchangeable", "centred")
 
 
 @attrs.frozen(eq=False)
@@ -87,9 +88,16 @@ class Calibration:
 
 
 def _tests(test) -> list:
-    names = [test] if isinstance(test, str) or callable(test) else list(test)
+    if isinstance(test, str) or callable(test):
+        names = [test]
+    elif isinstance(test, (list, tuple)):
+        names = list(test)
+    else:
+        names = None
     if not names:
-        raise DiscpowerError("no test given")
+        raise DiscpowerError(f"The 'test' parameter must be a test name, a callable (X, systems) -> PairwiseTest "
+                             f"or a non-empty list of them; accepted names: {', '.join(CALIBRATION_TESTS)}. "
+                             f"Got {test!r} instead.")
     for t in names:
         if not callable(t) and t not in CALIBRATION_TESTS:
             raise DiscpowerError(f"unknown test {t!r}; accepted: {', '.join(CALIBRATION_TESTS)} or a callable "
@@ -98,13 +106,13 @@ def _tests(test) -> list:
 
 
 def _deltas(deltas) -> list:
-    try:
-        values = [float(d) for d in np.atleast_1d(np.asarray(deltas, dtype=np.float64))]
-    except (TypeError, ValueError):
-        raise DiscpowerError(f"The 'deltas' parameter must be a list of positive numbers. Got {deltas!r} instead.") from None
-    if any(not math.isfinite(d) or d <= 0.0 for d in values):
-        raise DiscpowerError(f"The 'deltas' parameter must hold positive finite numbers. Got {deltas!r} instead.")
-    return values
+    items = [deltas] if isinstance(deltas, numbers.Number) else deltas
+    if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple, np.ndarray)) or any(
+            isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real) or not math.isfinite(float(d))
+            or d <= 0 for d in items):
+        raise DiscpowerError(f"The 'deltas' parameter must be a list of positive finite numbers (empty: Type I "
+                             f"error only). Got {deltas!r} instead.")
+    return [float(d) for d in items]
 
 
 def _decide(test, X, systems, n_trials, seed, alpha, q_crit):
@@ -122,6 +130,9 @@ def _decide(test, X, systems, n_trials, seed, alpha, q_crit):
         res = paired_bootstrap(X, n_trials=n_trials, seed=seed, systems=systems)
     else:
         res = significance_test(X, systems, test, n_trials=n_trials, seed=seed)
+    if tuple(res.systems) != tuple(systems):
+        raise DiscpowerError(f"the test callable returned a result for other systems ({len(res.systems)}: "
+                             f"{list(res.systems)[:3]} ...) than the {len(systems)} columns it was given")
     return res.significant(alpha), res.diff
 
 
@@ -139,7 +150,7 @@ def _se(rate: float, n: int) -> float:
 
 
 def calibrate(X, test="tukey", *, alpha: float = 0.05, n_sim: int = 500, n_trials: int = 1000, seed=0,
-              deltas=(0.01, 0.02, 0.05, 0.1), system=0, null: str = "exchangeable", systems=None,
+              deltas=(0.01, 0.02, 0.05, 0.1), system=0, null="exchangeable", systems=None,
               progress=False) -> Calibration:
     """Family-wise Type I error and power of pairwise tests on a real topics x systems matrix.
 
@@ -155,7 +166,7 @@ def calibrate(X, test="tukey", *, alpha: float = 0.05, n_sim: int = 500, n_trial
     alpha : float
         Significance level (p < alpha).
     n_sim : int
-        Simulated data sets per delta.
+        Simulated data sets (>= 2, for the standard errors); each serves the null row and every delta.
     n_trials : int
         B of the randomisation tests in each simulation.
     seed : int
@@ -164,12 +175,11 @@ def calibrate(X, test="tukey", *, alpha: float = 0.05, n_sim: int = 500, n_trial
         Injected effects for the power rows (empty: Type I error only).
     system : int or str
         The system whose scores are shifted (index or name).
-    null : {"exchangeable", "centred"} or callable
-        See the module docstring: permute each topic's scores across systems, or centre each
-        system on the grand mean and resample topics (equal means, unequal variances); or a
-        callable ``null(rng) -> matrix`` that draws one data set of X's shape from a population
-        in which every system has the same mean (``rng``: a numpy Generator; X then only gives
-        the shape and the system names).
+    null : "exchangeable" or callable
+        ``"exchangeable"``: permute each topic's scores across the systems. A callable
+        ``null(rng) -> matrix`` draws one data set of X's shape from a population in which every
+        system has the same mean (``rng``: a numpy Generator); X then only gives the shape and the
+        system names.
 
     Returns
     -------
@@ -188,12 +198,15 @@ def calibrate(X, test="tukey", *, alpha: float = 0.05, n_sim: int = 500, n_trial
     tests = _tests(test)
     alpha = alpha_level(alpha)
     n_sim = _count(n_sim, "n_sim")
+    if n_sim < 2:
+        raise DiscpowerError(f"The 'n_sim' parameter must be an integer >= 2 (a standard error needs two "
+                             f"simulations). Got {n_sim!r} instead.")
     n_trials = _count(n_trials, "n_trials")
     seed = seed_value(seed)
-    deltas = _deltas(deltas) if len(np.atleast_1d(deltas)) else []
-    if not callable(null) and null not in NULLS:
-        raise DiscpowerError(f"The 'null' parameter must be one of {', '.join(NULLS)} or a callable "
-                             f"null(rng) -> matrix. Got {null!r} instead.")
+    deltas = _deltas(deltas)
+    if not callable(null) and null != "exchangeable":
+        raise DiscpowerError(f"The 'null' parameter must be 'exchangeable' or a callable null(rng) -> matrix. "
+                             f"Got {null!r} instead.")
     n, m = X.shape
     if any(t in ("fisher", "bootstrap") for t in tests) and m != 2:
         raise DiscpowerError(f"the 'fisher' and 'bootstrap' tests compare two systems; X has {m} (select two "
@@ -207,54 +220,47 @@ def calibrate(X, test="tukey", *, alpha: float = 0.05, n_sim: int = 500, n_trial
     else:
         raise DiscpowerError(f"The 'system' parameter must be a system name or an index in [0, {m}). "
                              f"Got {system!r} instead.")
-    centred = X - X.mean(axis=0) + X.mean() if (not callable(null) and null == "centred") else None
     q_crit = None
     if "parametric-tukey" in tests:
         import scipy.stats
 
         q_crit = float(scipy.stats.studentized_range.isf(alpha, m, (m - 1) * (n - 1)))
     others = np.array([k for k in range(m) if k != shifted])
-    rows = []
-    tick = reporter(progress, (1 + len(deltas)) * n_sim, "calibration")
-    for k, delta in enumerate([0.0] + deltas):
-        null_hits = {t: 0 for t in range(len(tests))}
-        power_sum = {t: 0.0 for t in range(len(tests))}
-        power_sq = {t: 0.0 for t in range(len(tests))}
-        any_hits = {t: 0 for t in range(len(tests))}
-        for s in range(n_sim):
-            rng = np.random.default_rng(np.random.SeedSequence([seed, k, s]))
-            if callable(null):
-                Y = _simulated(null, rng, X.shape)
-            elif null == "exchangeable":
-                Y = rng.permuted(X, axis=1)
-            else:
-                Y = centred[rng.integers(0, n, size=n)]
+    levels = [0.0] + deltas
+    shape = (len(levels), len(tests))
+    null_hits, any_hits = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
+    shares = np.zeros((n_sim,) + shape)  # per simulation: share of the shifted system's pairs found
+    tick = reporter(progress, n_sim, "calibration")
+    for s in range(n_sim):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, s]))
+        Y0 = _simulated(null, rng, X.shape) if callable(null) else rng.permuted(X, axis=1)
+        test_seed = int(rng.integers(0, 2**63))
+        for k, delta in enumerate(levels):
+            Y = Y0
             if delta:
-                Y = Y.copy()
+                Y = Y0.copy()
                 Y[:, shifted] += delta
-            test_seed = int(rng.integers(0, 2**63))
             for t, name in enumerate(tests):
                 sig, diff = _decide(name, Y, names, n_trials, test_seed, alpha, q_crit)
                 if delta:
-                    null_hits[t] += bool(sig[np.ix_(others, others)].any())
+                    null_hits[k, t] += bool(sig[np.ix_(others, others)].any())
                     found = sig[shifted, others] & (diff[shifted, others] > 0)
-                    share = float(found.mean())
-                    power_sum[t] += share
-                    power_sq[t] += share * share
-                    any_hits[t] += bool(found.any())
+                    shares[s, k, t] = float(found.mean())
+                    any_hits[k, t] += bool(found.any())
                 else:
-                    null_hits[t] += bool(sig.any())
-            tick(k * n_sim + s + 1, (1 + len(deltas)) * n_sim)
+                    null_hits[k, t] += bool(sig.any())
+        tick(s + 1, n_sim)
+    rows = []
+    for k, delta in enumerate(levels):
         for t, name in enumerate(tests):
             label = name if isinstance(name, str) else getattr(name, "__name__", "callable")
-            fwer = null_hits[t] / n_sim if (delta == 0.0 or m > 2) else math.nan
+            fwer = null_hits[k, t] / n_sim if (delta == 0.0 or m > 2) else math.nan
             row = {"test": label, "delta": delta, "fwer": fwer, "fwer_se": _se(fwer, n_sim)}
             if delta:
-                mean = power_sum[t] / n_sim
-                var = max(power_sq[t] / n_sim - mean * mean, 0.0) * n_sim / max(n_sim - 1, 1)
-                anyp = any_hits[t] / n_sim
-                row.update({"power": mean, "power_se": math.sqrt(var / n_sim), "any_power": anyp,
-                            "any_power_se": _se(anyp, n_sim)})
+                anyp = any_hits[k, t] / n_sim
+                row.update({"power": float(shares[:, k, t].mean()),
+                            "power_se": float(shares[:, k, t].std(ddof=1) / math.sqrt(n_sim)),
+                            "any_power": anyp, "any_power_se": _se(anyp, n_sim)})
             rows.append(row)
     frame = pd.DataFrame(rows, columns=["test", "delta", "fwer", "fwer_se", "power", "power_se", "any_power",
                                         "any_power_se"])

@@ -79,7 +79,11 @@ def metric_families(labels, families=None, metrics=None) -> dict:
     >>> metric_families(["a", "b", "c"], {"x": ["a", "c"]})
     {'x': ('a', 'c')}
     """
+    if isinstance(labels, str) or not isinstance(labels, Sequence) or not labels:
+        raise DiscpowerError(f"labels must be a non-empty sequence of metric labels. Got {labels!r} instead.")
     labels = tuple(str(lab) for lab in labels)
+    if metrics is not None and (isinstance(metrics, str) or not isinstance(metrics, Sequence)):
+        raise DiscpowerError(f"metrics must be a sequence of metrics, one per label. Got {metrics!r} instead.")
     if families is None:
         families = "model" if _paper_names(labels, metrics) else "all"
     if isinstance(families, str):
@@ -94,7 +98,11 @@ def metric_families(labels, families=None, metrics=None) -> dict:
         out: dict = {}
         for label, metric in zip(labels, metrics):
             out.setdefault(_model_of(label, metric), []).append(label)
-        return {k: tuple(v) for k, v in out.items() if len(v) > 1}  # a metric alone has nothing to compare with
+        out = {k: tuple(v) for k, v in out.items() if len(v) > 1}  # a metric alone has nothing to compare with
+        if not out:
+            raise DiscpowerError("families='model': no browsing model has two of these metrics, so there is "
+                                 "nothing to compare within a model; use families='all' or a mapping")
+        return out
     if not isinstance(families, Mapping) or not families:
         raise DiscpowerError(f"The 'families' parameter must be a non-empty mapping {{family: [metric, ...]}}, "
                              f"'model' or 'all'. Got {type(families).__name__} instead.")
@@ -116,6 +124,11 @@ def metric_families(labels, families=None, metrics=None) -> dict:
             raise DiscpowerError(f"family {name!r} has {len(members)} metric(s); a family compares at least 2")
         out[str(name)] = members
     return out
+
+
+def _competition_ranks(values) -> np.ndarray:
+    """1-based ranks by value, descending; equal values share the better rank ("1, 1, 3")."""
+    return pd.Series(values).rank(ascending=False, method="min").astype(np.int64).to_numpy()
 
 
 @attrs.frozen(eq=False)
@@ -147,7 +160,8 @@ class FamilyConsistency:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric, families in order, metrics by mean tau descending within their family:
-        ``family, rank`` (within the family, 1 = most consistent), ``metric, mean_tau, outperforms``
+        ``family, rank`` (within the family, 1 = most consistent; equal mean taus share the better rank,
+        and are listed in the order of the labels), ``metric, mean_tau, outperforms``
         (how many metrics of its family it significantly beats: higher mean tau, p < alpha) and
         ``beaten_ranks`` (their ranks within the family, compacted as "2-4, 6")."""
         rows = []
@@ -155,11 +169,10 @@ class FamilyConsistency:
             test = self.tests[family]
             tau = np.array([self.mean_tau[m] for m in members])
             order = np.lexsort((np.arange(len(members)), -tau))
-            rank_of = np.empty(len(order), dtype=np.int64)
-            rank_of[order] = np.arange(1, len(order) + 1)
+            rank_of = _competition_ranks(tau)
             wins = (test.diff > 0.0) & test.significant(self.alpha)
-            for r, i in enumerate(order, start=1):
-                rows.append({"family": family, "rank": r, "metric": members[i], "mean_tau": tau[i],
+            for i in order:
+                rows.append({"family": family, "rank": int(rank_of[i]), "metric": members[i], "mean_tau": tau[i],
                              "outperforms": int(wins[i].sum()),
                              "beaten_ranks": _compact_ranks(rank_of[np.flatnonzero(wins[i])])})
         return pd.DataFrame(rows, columns=["family", "rank", "metric", "mean_tau", "outperforms", "beaten_ranks"])
@@ -188,24 +201,26 @@ class FamilyConsistency:
         return "\n".join(lines)
 
 
-def family_consistency(consistency: SplitHalfConsistency, families, *, n_trials: int | None = None,
+def family_consistency(consistency: SplitHalfConsistency, families, *, metrics=None, n_trials: int | None = None,
                        seed=None) -> FamilyConsistency:
     """Run the split-half Tukey HSD within each family (on the same tau matrix).
 
-    ``families``: ``{family: (label, ...)}`` over ``consistency.labels`` (see :func:`metric_families`).
+    ``families`` and ``metrics``: as for :func:`metric_families` over ``consistency.labels``
+    (``metrics``, one per label, lets ``"model"`` and None find the browsing models).
     ``n_trials`` and ``seed`` default to those of ``consistency.test``; every family uses the same
-    seed (common random numbers across families).
+    seed (common random numbers across families), so a family of all the metrics is that test.
     """
     if not isinstance(consistency, SplitHalfConsistency):
         raise DiscpowerError(f"family_consistency needs a SplitHalfConsistency, got {type(consistency).__name__}")
-    families = metric_families(consistency.labels, families)
-    if not families:
-        raise DiscpowerError("no family has two metrics to compare")
+    families = metric_families(consistency.labels, families, metrics)
     trials = consistency.test.n_resamples if n_trials is None else null_trials(n_trials, "n_trials")
     seed = consistency.test.seed if seed is None else seed
     column = {lab: i for i, lab in enumerate(consistency.labels)}
     tests = {}
     for family, members in families.items():
+        if members == consistency.labels and trials == consistency.test.n_resamples and seed == consistency.test.seed:
+            tests[family] = consistency.test  # the family of every metric: the test already run
+            continue
         cols = [column[m] for m in members]
         tests[family] = randomised_tukey_hsd(consistency.taus[:, cols], trials, seed, systems=members)
     mean_tau = dict(zip(consistency.labels, (column_sums(consistency.taus) / consistency.n_splits).tolist()))
@@ -214,20 +229,20 @@ def family_consistency(consistency: SplitHalfConsistency, families, *, n_trials:
                              n_topics=consistency.n_topics)
 
 
-def family_power(tests: Mapping, families, alpha: float = 0.05) -> pd.DataFrame:
+def family_power(tests: Mapping, families, alpha: float = 0.05, *, metrics=None) -> pd.DataFrame:
     """Discriminative power ranked within each family: ``family, rank, metric, discriminative_power,
     significant_pairs, pairs, delta`` (rank 1 = most discriminative; ties share the better rank).
 
-    ``tests``: {label: PairwiseTest}; ``families``: as for :func:`metric_families` over its labels.
+    ``tests``: {label: PairwiseTest}; ``families`` and ``metrics``: as for :func:`metric_families`
+    over its labels.
     """
     alpha = alpha_level(alpha)
     power = discriminative_power(tests, alpha).set_index("metric")
-    families = metric_families(list(power.index), families)
+    families = metric_families(list(power.index), families, metrics)
     parts = []
     for family, members in families.items():
         block = power.loc[list(members)].reset_index()
         block.insert(0, "family", family)
-        ranks = block["discriminative_power"].rank(ascending=False, method="min").astype(np.int64)
-        block.insert(1, "rank", ranks)
+        block.insert(1, "rank", _competition_ranks(block["discriminative_power"].to_numpy()))
         parts.append(block.sort_values(["rank"], kind="stable"))
     return pd.concat(parts, ignore_index=True)

@@ -82,7 +82,7 @@ class MetaEvaluation:
     def table3(self) -> pd.DataFrame:
         """Chen & Sakai's Table 3 as data: per family, its metrics by mean split-half tau and how many
         metrics of the family each significantly outperforms (``family_consistency.to_frame()``)."""
-        if self.family_consistency is None:
+        if self.consistency is None:
             raise DiscpowerError("no split-half analysis was run (n_splits=0)")
         return self.family_consistency.to_frame()
 
@@ -104,6 +104,9 @@ class MetaEvaluation:
                 cons = self.table3()[["metric", "rank", "outperforms"]].rename(
                     columns={"rank": "family_tau_rank", "outperforms": "family_outperforms"})
                 frame = frame.merge(cons, on="metric", how="left")
+            for column in ("family_dp_rank", "family_tau_rank", "family_outperforms"):
+                if column in frame:  # integers, with <NA> for a metric in no family
+                    frame[column] = frame[column].astype("Int64")
         return frame
 
     def to_latex(self, digits: int = 3) -> str:

@@ -40,14 +40,11 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from cwla.collection import Judgements
-from cwla.evaluation import as_metrics, evaluate
-from cwla.readers import read_qrels
-
 from ._progress import reporter
-from ._validate import DiscpowerError, alpha_level, seed_value
+from ._validate import DiscpowerError, seed_value
 from ._validate import n_trials as _count
-from .qrels_compare import TESTS, compare_tests, significance_test
+from .qrels_compare import QrelsComparer, _ratio, compare_tests, significance_test
+from .stability import _scored_candidates
 
 __all__ = ["KnownTruthCollection", "KnownTruthErrors", "known_truth_collection", "known_truth_errors"]
 
@@ -104,6 +101,8 @@ def known_truth_collection(n_topics: int = 1000, quality=(0.5, 1.0, 1.5), per_le
     max_grade = _count(max_grade, "max_grade")
     seed = seed_value(seed)
     try:
+        if isinstance(quality, (str, bytes)) or any(isinstance(v, (bool, np.bool_)) for v in quality):
+            raise TypeError
         q = [float(v) for v in quality]
     except (TypeError, ValueError):
         raise DiscpowerError(f"The 'quality' parameter must be a list of numbers. Got {quality!r} instead.") from None
@@ -148,24 +147,30 @@ class KnownTruthErrors:
     seed: int
 
     def summary(self) -> pd.DataFrame:
-        """Per candidate: the mean of every measure over the experiments, and ``type_II_difference`` =
-        mean type_II_sgt - mean type_II_true (``type_I_difference`` likewise), with the standard error
-        of the mean paired difference."""
+        """Per candidate: the mean of every measure over the experiments where it is defined, and for the
+        Type II (and Type I) rates the comparison of the two counts over the experiments where *both* are
+        defined (``type_II_compared`` of them; S_gt or its complement can be empty)::
+
+            type_II_difference    = mean(type_II_sgt - type_II_true)
+            type_II_difference_se = sd(type_II_sgt - type_II_true, ddof=1) / sqrt(type_II_compared)
+
+        so the difference is that of ``type_II_sgt_compared`` and ``type_II_true_compared``, the two
+        means over the same experiments."""
         rows = []
         for name, block in self.frame.groupby("candidate", sort=False):
             row = {"candidate": name, "experiments": len(block)}
             row.update({k: float(block[k].mean()) for k in MEASURES})
             for kind in ("II", "I"):
-                d = (block[f"type_{kind}_sgt"] - block[f"type_{kind}_true"]).dropna()
+                both = block[[f"type_{kind}_sgt", f"type_{kind}_true"]].dropna()
+                d = both[f"type_{kind}_sgt"] - both[f"type_{kind}_true"]
+                row[f"type_{kind}_compared"] = len(both)
+                row[f"type_{kind}_sgt_compared"] = float(both[f"type_{kind}_sgt"].mean()) if len(both) else math.nan
+                row[f"type_{kind}_true_compared"] = float(both[f"type_{kind}_true"].mean()) if len(both) else math.nan
                 row[f"type_{kind}_difference"] = float(d.mean()) if len(d) else math.nan
                 row[f"type_{kind}_difference_se"] = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 \
                     else math.nan
             rows.append(row)
         return pd.DataFrame(rows)
-
-
-def _ratio(a, b) -> float:
-    return a / b if b else math.nan
 
 
 def known_truth_errors(population: KnownTruthCollection, candidates, metric="nDCG@10", *,
@@ -198,34 +203,29 @@ def known_truth_errors(population: KnownTruthCollection, candidates, metric="nDC
                              f"got {type(population).__name__}")
     if not isinstance(candidates, dict) or not candidates:
         raise DiscpowerError("candidates must be a non-empty dict {name: qrels or callable(truth) -> qrels}")
-    alpha = alpha_level(alpha)
     experiments = _count(experiments, "experiments")
     seed = seed_value(seed)
-    if test not in TESTS and not callable(test):
-        raise DiscpowerError(f"unknown test {test!r}; accepted: {', '.join(TESTS)} or a callable")
-    metrics, labels = as_metrics(metric)
-    if len(metrics) != 1:
-        raise DiscpowerError(f"one metric at a time; got {len(metrics)}")
     n_pop = population.qrels["topic"].nunique()
     if isinstance(sample_topics, bool) or not isinstance(sample_topics, numbers.Integral) \
             or not 2 <= sample_topics <= n_pop:
         raise DiscpowerError(f"The 'sample_topics' parameter must be an integer in [2, {n_pop}] (the population's "
                              f"topics). Got {sample_topics!r} instead.")
-    spec = {labels[0]: metrics[0]}
-    ev_g = evaluate(Judgements.from_frame(population.qrels), population.runs, spec, **options)
+    # validates metric, test and alpha, and scores the runs on the whole population once
+    comparer = QrelsComparer.build(population.qrels, population.runs, metric, test=test, alpha=alpha,
+                                   n_trials=n_trials, seed=seed, **options)
+    alpha = comparer.alpha
+    ev_g = comparer.truth_evaluation
     names = tuple(ev_g.runs)
-    true = population.true_difference()
     order = [list(population.runs).index(r) for r in names]
-    true = true[np.ix_(order, order)]
+    true = population.true_difference()[np.ix_(order, order)]
     X_g = ev_g.values[0].T
+    resolved = {name: (q(population.qrels.copy()) if callable(q) else q) for name, q in candidates.items()}
     cands = {}
-    for name, qrels in candidates.items():
-        frame = qrels(population.qrels.copy()) if callable(qrels) else qrels
-        ev_c = evaluate(Judgements.from_frame(read_qrels(frame)), population.runs, spec, **options)
-        if ev_c.runs != names or ev_c.topics != ev_g.topics:
-            raise DiscpowerError(f"candidate {name!r} must judge every topic of the population (it scores "
-                                 f"{len(ev_c.topics)} of {len(ev_g.topics)})")
-        cands[str(name)] = ev_c.values[0].T
+    for name, (X_c, rows) in _scored_candidates(comparer, resolved).items():
+        if len(rows) != X_g.shape[0]:
+            raise DiscpowerError(f"candidate {name!r} must judge every topic of the population (it judges "
+                                 f"{len(rows)} of {X_g.shape[0]})")
+        cands[name] = X_c
     i, j = np.triu_indices(len(names), k=1)
     true_sign = true[i, j]
     differ = true_sign != 0

@@ -89,6 +89,16 @@ def test_parametric_tukey_decides_as_its_pvalues():
         assert (sig == discpower.parametric_tukey_hsd(X).significant(0.05)).all()
 
 
+def test_a_deltas_row_does_not_depend_on_the_other_deltas():
+    """Every delta is applied to the same simulated null data sets (common random numbers)."""
+    X = np.random.default_rng(2).random((20, 5))
+    alone = discpower.calibrate(X, "tukey", n_sim=40, n_trials=200, seed=3, deltas=[0.05]).frame
+    among = discpower.calibrate(X, "tukey", n_sim=40, n_trials=200, seed=3, deltas=[0.02, 0.05, 0.2]).frame
+    cols = ["fwer", "power", "power_se", "any_power"]
+    np.testing.assert_array_equal(alone[alone.delta == 0.05][cols].to_numpy(), among[among.delta == 0.05][cols].to_numpy())
+    np.testing.assert_array_equal(alone[alone.delta == 0][["fwer"]].to_numpy(), among[among.delta == 0][["fwer"]].to_numpy())
+
+
 def test_same_seed_same_numbers():
     X = np.random.default_rng(1).random((15, 5))
     a = discpower.calibrate(X, "tukey", n_sim=30, n_trials=200, seed=4, deltas=[0.1])
@@ -101,6 +111,10 @@ def test_calibrate_errors():
     X = np.random.default_rng(1).random((10, 3))
     for kwargs, match in [({"test": "wilcoxon"}, "unknown test"), ({"test": "fisher"}, "two systems"),
                           ({"null": "permute"}, "'null' parameter"), ({"deltas": [0.1, -1]}, "positive"),
+                          ({"deltas": [True]}, "positive"), ({"deltas": "0.1"}, "positive"),
+                          ({"test": None}, "'test' parameter"), ({"test": 5}, "'test' parameter"),
+                          ({"test": []}, "'test' parameter"), ({"n_sim": 1}, ">= 2"),
+                          ({"test": lambda X, s: discpower.randomised_tukey_hsd(X[:, :2], 10, 1)}, "other systems"),
                           ({"system": 7}, "'system' parameter"), ({"system": "nope"}, "unknown system"),
                           ({"n_sim": 0}, "n_sim"), ({"alpha": 1.5}, "alpha"),
                           ({"null": lambda rng: np.zeros((3, 3))}, "null model returned")]:

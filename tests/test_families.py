@@ -100,7 +100,8 @@ def test_table3_layout_and_latex(synthetic_report):
     frame = synthetic_report.table3()
     assert list(frame.columns) == ["family", "rank", "metric", "mean_tau", "outperforms", "beaten_ranks"]
     for family, block in frame.groupby("family", sort=False):
-        assert block["rank"].tolist() == list(range(1, len(block) + 1))
+        expected = block.mean_tau.rank(ascending=False, method="min").astype(int)  # ties share the better rank
+        assert block["rank"].tolist() == expected.tolist() and block["rank"].iloc[0] == 1
         assert (np.diff(block.mean_tau.to_numpy()) <= 0).all()
         assert (block.outperforms < len(block)).all()
     tex = synthetic_report.family_consistency.to_latex()
@@ -119,6 +120,14 @@ def test_family_power_ranks_within_families(synthetic_report):
 
 def test_family_errors():
     labels = ["a", "b", "c"]
+    with pytest.raises(DiscpowerError, match="non-empty sequence"):
+        metric_families(None)
+    with pytest.raises(DiscpowerError, match="non-empty sequence"):
+        metric_families(5)
+    with pytest.raises(DiscpowerError, match="sequence of metrics"):
+        metric_families(labels, "model", 5)
+    with pytest.raises(DiscpowerError, match="no browsing model has two"):
+        metric_families(["nDCG@10", "P@10"], "model", [cwla.parse_metric("nDCG@10"), cwla.parse_metric("P@10")])
     with pytest.raises(DiscpowerError, match="unknown metric"):
         metric_families(labels, {"x": ["a", "z"]})
     with pytest.raises(DiscpowerError, match="two families"):
@@ -133,6 +142,18 @@ def test_family_errors():
         metric_families(labels, {"x": "ab"})
     with pytest.raises(DiscpowerError, match="SplitHalfConsistency"):
         family_consistency("taus", {"x": ["a", "b"]})
+
+
+def test_public_family_functions_find_the_models(synthetic_report):
+    ev = synthetic_report.evaluation
+    within = family_consistency(synthetic_report.consistency, None, metrics=ev.metrics)
+    assert within.families == synthetic_report.families
+    pd.testing.assert_frame_equal(within.to_frame(), synthetic_report.table3())
+    power = family_power(synthetic_report.tests, "model", metrics=ev.metrics)
+    pd.testing.assert_frame_equal(power, synthetic_report.family_power())
+    # one family of every metric is the overall split-half test itself
+    overall = family_consistency(synthetic_report.consistency, "all")
+    assert overall.tests["all"] is synthetic_report.consistency.test
 
 
 def test_custom_families(synthetic_report):

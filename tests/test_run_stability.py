@@ -89,6 +89,27 @@ def test_run_stability_errors(synthetic):
     rs = discpower.run_stability(qrels, cands, runs, n_boot=1, n_trials=100)
     with pytest.raises(DiscpowerError, match="unknown run"):
         rs.without("nope")
+    with pytest.raises(DiscpowerError, match="'k' parameter"):
+        rs.most_influential("a")
+    with pytest.raises(DiscpowerError, match="'c' is None"):
+        discpower.run_stability(qrels, {"c": None}, runs, n_boot=1)
+
+
+def test_run_bootstrap_families_are_distinct_runs(synthetic):
+    qrels, runs, cands = synthetic
+    rs = discpower.run_stability(qrels, cands, runs, "nDCG@10", n_boot=12, n_trials=200, seed=2)
+    pairs = rs.bootstrap.frame[rs.bootstrap.frame.measure == "pairs"].set_index("sample").value
+    assert pairs.loc[0] == len(runs) * (len(runs) - 1) // 2
+    assert (pairs.loc[1:] < pairs.loc[0]).any()  # a resample misses some runs; no run is compared with its copy
+
+
+def test_direction_aware_reaches_the_run_set_comparisons(synthetic):
+    qrels, runs, cands = synthetic
+    flipped = {"flipped": cands["half"].assign(grade=lambda q: q.grade.max() - q.grade)}
+    plain = discpower.run_stability(qrels, flipped, runs, n_boot=1, n_trials=300, seed=2)
+    aware = discpower.run_stability(qrels, flipped, runs, n_boot=1, n_trials=300, seed=2, direction_aware=True)
+    tp = lambda rs: rs.leave_one_out.query("measure == 'TP'").with_run.sum()
+    assert tp(aware) < tp(plain)  # opposite-sign significant pairs are FP, not TP
 
 
 def test_dl19_outlier_is_the_most_influential_run():
@@ -155,3 +176,17 @@ def test_known_truth_errors_reject_bad_input(population):
         discpower.known_truth_errors(population, {"t": sub}, sample_topics=5, experiments=1)
     with pytest.raises(DiscpowerError, match="quality"):
         discpower.known_truth_collection(quality=(1.0, 0.5))
+    with pytest.raises(DiscpowerError, match="quality"):
+        discpower.known_truth_collection(quality="12")
+    with pytest.raises(DiscpowerError, match="'t' is None"):
+        discpower.known_truth_errors(population, {"t": None}, sample_topics=5, experiments=1)
+    with pytest.raises(DiscpowerError, match="unknown test"):
+        discpower.known_truth_errors(population, {"t": population.qrels}, test="wilcoxon", sample_topics=5)
+
+
+def test_known_truth_summary_compares_the_same_experiments(population):
+    res = discpower.known_truth_errors(population, {"truth": population.qrels}, sample_topics=3, experiments=15,
+                                       n_trials=200, seed=1)
+    s = res.summary().iloc[0]
+    assert s.type_II_difference == pytest.approx(s.type_II_sgt_compared - s.type_II_true_compared)
+    assert s.type_II_compared <= s.experiments
