@@ -279,7 +279,7 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
     Documents of gain 0 are left out of the ideal ranking: below the relevant ones they add nothing to
     it, and under ``depth="all"`` (the ranking's own length as depth) they would lengthen it and so
     change a rate aggregation's ideal (ERG divides by the expected depth); a judged 0 must score as an
-    unjudged document does."""
+    unjudged document does. (With a fixed depth the ideal ranking is padded to it: no change.)"""
     n_t = len(col.topics)
     ideal = np.zeros((len(metrics), n_t))
     by_gain = {}
