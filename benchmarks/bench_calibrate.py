@@ -15,27 +15,16 @@ Prints medians of --repeats calls, the ratios, and the thread count. The machine
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_tukey import numpy_tukey  # noqa: E402  (the plain NumPy Tukey HSD of bench_tukey.py)
+from bench_tukey import median_time, numpy_tukey  # noqa: E402  (bench_tukey.py's timing and NumPy Tukey HSD)
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2019-passage"
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def numpy_fwer(X, n_sim, B, seed, alpha=0.05):
