@@ -29,12 +29,22 @@ import pandas as pd
 from cwla.errors import CwlaError
 
 from ._progress import reporter
-from ._validate import DiscpowerError, alpha_level, seed_value
+from ._validate import DiscpowerError, seed_value
 from ._validate import n_trials as _check_trials
 from .qrels_compare import QrelsComparer, compare_tests, significance_test
 from .similarity import kendall_tau_b
 
 __all__ = ["Stability", "truth_stability", "RunStability", "run_stability"]
+
+
+def _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics, options):
+    """The checked number of resamples and seed, and the ground truth scored and tested once
+    (:meth:`QrelsComparer.build` validates the metric, test, alpha and topics)."""
+    n_boot = _check_trials(n_boot, "n_boot")
+    seed = seed_value(seed)
+    comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
+                                   topics=topics, **options)
+    return n_boot, seed, comparer
 
 
 def _scored_candidates(comparer: QrelsComparer, candidates) -> dict:
@@ -140,12 +150,9 @@ def truth_stability(truth, candidates, runs, metric="nDCG@10", *, n_boot: int = 
     -------
     Stability
     """
-    alpha = alpha_level(alpha)
-    n_boot = _check_trials(n_boot, "n_boot")
-    seed = seed_value(seed)
-    # validates metric, test and topics, scores the truth once, and checks every candidate's topics
-    comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
-                                   topics=topics, **options)
+    n_boot, seed, comparer = _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics,
+                                               options)
+    alpha = comparer.alpha
     ev_g = comparer.truth_evaluation
     X_g = ev_g.values[0].T
     cands = _scored_candidates(comparer, candidates)
@@ -285,11 +292,9 @@ def run_stability(truth, candidates, runs, metric="nDCG@10", *, n_boot: int = 20
     -------
     RunStability
     """
-    alpha = alpha_level(alpha)
-    n_boot = _check_trials(n_boot, "n_boot")
-    seed = seed_value(seed)
-    comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
-                                   topics=topics, **options)
+    n_boot, seed, comparer = _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics,
+                                               options)
+    alpha = comparer.alpha
     ev_g = comparer.truth_evaluation
     names = tuple(ev_g.runs)
     m = len(names)
