@@ -90,11 +90,9 @@ def chen_sakai_paper_grid(gmax: float = 3, R: str = "retrieved") -> dict:
     from .browsing import AP, ERR
     from .gains import Exponential, Linear
 
-    ap = AP(R=R)
-    return {
-        name: attrs.evolve(m, browsing=ap) if isinstance(m.browsing, AP) else m
-        for name, m in (
-            (name, m.with_options(gain=Exponential(gmax) if isinstance(m.browsing, ERR) else Linear(gmax)))
-            for name, m in chen_sakai_grid(cutoff=10, depth=10, stop=True).items()
-        )
-    }
+    grid = {}
+    for name, m in chen_sakai_grid(cutoff=10, depth=10, stop=True).items():
+        if isinstance(m.browsing, AP):
+            m = attrs.evolve(m, browsing=AP(R=R))
+        grid[name] = m.with_options(gain=Exponential(gmax) if isinstance(m.browsing, ERR) else Linear(gmax))
+    return grid

@@ -226,6 +226,7 @@ def calibrate(X, test="tukey", *, alpha: float = 0.05, n_sim: int = 500, n_trial
 
         q_crit = float(scipy.stats.studentized_range.isf(alpha, m, (m - 1) * (n - 1)))
     others = np.array([k for k in range(m) if k != shifted])
+    null_pairs = np.ix_(others, others)  # the pairs that stay null when the shifted system moves
     levels = [0.0] + deltas
     shape = (len(levels), len(tests))
     null_hits, any_hits = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
@@ -243,7 +244,7 @@ def calibrate(X, test="tukey", *, alpha: float = 0.05, n_sim: int = 500, n_trial
             for t, name in enumerate(tests):
                 sig, diff = _decide(name, Y, names, n_trials, test_seed, alpha, q_crit)
                 if delta:
-                    null_hits[k, t] += bool(sig[np.ix_(others, others)].any())
+                    null_hits[k, t] += bool(sig[null_pairs].any())
                     found = sig[shifted, others] & (diff[shifted, others] > 0)
                     shares[s, k, t] = float(found.mean())
                     any_hits[k, t] += bool(found.any())

@@ -177,11 +177,6 @@ class FamilyConsistency:
                              "beaten_ranks": _compact_ranks(rank_of[np.flatnonzero(wins[i])])})
         return pd.DataFrame(rows, columns=["family", "rank", "metric", "mean_tau", "outperforms", "beaten_ranks"])
 
-    def outperforms(self) -> dict:
-        """Label -> how many metrics of its own family it significantly outperforms."""
-        frame = self.to_frame()
-        return dict(zip(frame.metric, frame.outperforms))
-
     def to_latex(self, digits: int = 3) -> str:
         """Table 3 in Chen & Sakai's layout: one block per family (browsing model), its metrics ranked by
         mean split-half tau, each with the number of same-family metrics it significantly outperforms."""
