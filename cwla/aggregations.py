@@ -18,11 +18,7 @@ aggregation    A(i)                                       reading
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import attrs
-
-from .gains import _fmt
+from ._declare import Param, declare
 
 __all__ = ["Aggregation", "ERG", "ETG", "Avg", "Max", "Fin", "PE", "ERRAgg", "AGGREGATIONS"]
 
@@ -30,88 +26,25 @@ __all__ = ["Aggregation", "ERG", "ETG", "Avg", "Max", "Fin", "PE", "ERRAgg", "AG
 class Aggregation:
     """Base class of the aggregations. ``code`` and ``params`` are what the kernels see."""
 
-    code: ClassVar[int]
-    name: ClassVar[str]
     #: True when A(i) does not depend on the gains (only the ERR aggregation).
-    gain_free: ClassVar[bool] = False
-
-    @property
-    def params(self) -> tuple:
-        return (0.0,)
-
-    def __str__(self):
-        return self.name
+    gain_free = False
+    declared: tuple = ()
 
 
-@attrs.frozen
-class ERG(Aggregation):
-    """Expected rate of gain: A(i) = cg(i) / E."""
-
-    code: ClassVar[int] = 0
-    name: ClassVar[str] = "ERG"
-
-
-@attrs.frozen
-class ETG(Aggregation):
-    """Expected total gain: A(i) = cg(i)."""
-
-    code: ClassVar[int] = 1
-    name: ClassVar[str] = "ETG"
-
-
-@attrs.frozen
-class Avg(Aggregation):
-    """Average gain: A(i) = cg(i) / i."""
-
-    code: ClassVar[int] = 2
-    name: ClassVar[str] = "avg"
-
-
-@attrs.frozen
-class Max(Aggregation):
-    """Maximum gain seen: A(i) = max_{j<=i} r_j."""
-
-    code: ClassVar[int] = 3
-    name: ClassVar[str] = "max"
-
-
-@attrs.frozen
-class Fin(Aggregation):
-    """Final gain: A(i) = r_i."""
-
-    code: ClassVar[int] = 4
-    name: ClassVar[str] = "fin"
-
-
-def _unit(instance, attribute, value):
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"'beta' of PE must be in [0, 1]: {value}")
-
-
-@attrs.frozen
-class PE(Aggregation):
-    """Peak-end: A(i) = beta max_{j<=i} r_j + (1 - beta) r_i."""
-
-    beta: float = attrs.field(default=0.5, converter=float, validator=_unit)
-    code: ClassVar[int] = 5
-    name: ClassVar[str] = "PE"
-
-    @property
-    def params(self):
-        return (self.beta,)
-
-    def __str__(self):
-        return f"PE(beta={_fmt(self.beta)})"
-
-
-@attrs.frozen
-class ERRAgg(Aggregation):
-    """Reciprocal rank of the stopping point: A(i) = 1 / i."""
-
-    code: ClassVar[int] = 6
-    name: ClassVar[str] = "ERR"
-    gain_free: ClassVar[bool] = True
-
-
+ERG = declare(Aggregation, "ERG", 0, formula="cg(i) / E", reference="Moffat et al. 2022 (cwl_eval's EU)",
+              doc="Expected rate of gain: A(i) = cg(i) / E.")
+ETG = declare(Aggregation, "ETG", 1, formula="cg(i)", reference="Moffat et al. 2022 (cwl_eval's ETU)",
+              doc="Expected total gain: A(i) = cg(i).")
+Avg = declare(Aggregation, "Avg", 2, text="avg", formula="cg(i) / i", reference="Chen & Sakai 2023",
+              doc="Average gain: A(i) = cg(i) / i.")
+Max = declare(Aggregation, "Max", 3, text="max", formula="max_{j<=i} r_j", reference="Chen & Sakai 2023",
+              doc="Maximum gain seen: A(i) = max_{j<=i} r_j.")
+Fin = declare(Aggregation, "Fin", 4, text="fin", formula="r_i", reference="Chen & Sakai 2023",
+              doc="Final gain: A(i) = r_i.")
+PE = declare(Aggregation, "PE", 5, [Param("beta", "float", 0.5, 0.0, 1.0, rule="in [0, 1]", doc="weight of the peak")],
+             formula="beta max_{j<=i} r_j + (1 - beta) r_i", reference="Chen & Sakai 2023 (Kahneman's peak-end rule)",
+             doc="Peak-end: A(i) = beta max_{j<=i} r_j + (1 - beta) r_i.")
+ERRAgg = declare(Aggregation, "ERRAgg", 6, text="ERR", formula="1 / i", reference="Chapelle et al. 2009", gain_free=True,
+                 doc="Reciprocal rank of the stopping point: A(i) = 1 / i.")
 #: Name -> class, in Chen & Sakai's order.
-AGGREGATIONS = {"ERG": ERG, "ETG": ETG, "avg": Avg, "max": Max, "fin": Fin, "PE": PE, "ERR": ERRAgg}
+AGGREGATIONS = {cls.name: cls for cls in (ERG, ETG, Avg, Max, Fin, PE, ERRAgg)}

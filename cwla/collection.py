@@ -126,6 +126,9 @@ class Collection:
         The precision in which scores were compared when ordering the rankings.
     present : ndarray of bool, shape (n_runs, n_topics)
         The run retrieved something for the topic (before any truncation).
+    cost_codes, costs : ndarray of int32 aligned with ``codes``, ndarray of float64; or None
+        Per-document costs (:func:`join_costs`): document i costs ``costs[cost_codes[i]]``; code
+        ``len(costs)``: no cost given (cwl_eval's max_cost / min_cost). None: no costs.
     """
 
     topics: tuple
@@ -141,6 +144,8 @@ class Collection:
     ignored_topics: dict
     ties: str = "float32"
     present: np.ndarray = attrs.field(default=None)
+    cost_codes: np.ndarray | None = None
+    costs: np.ndarray | None = None
 
     def __attrs_post_init__(self):
         if self.present is None:
@@ -196,7 +201,8 @@ class Collection:
         keep = ~negative[self.codes[rows]]
         codes = np.ascontiguousarray(self.codes[rows][keep])
         lengths = np.bincount(cell[keep], minlength=len(self.lengths)).astype(np.int64)
-        return attrs.evolve(self, codes=codes, starts=cell_starts(lengths), lengths=lengths)
+        cost_codes = None if self.cost_codes is None else np.ascontiguousarray(self.cost_codes[rows][keep])
+        return attrs.evolve(self, codes=codes, starts=cell_starts(lengths), lengths=lengths, cost_codes=cost_codes)
 
     @property
     def max_grade(self) -> float:
@@ -260,13 +266,16 @@ class Collection:
             raise InputError(f"invalid Collection: {'; '.join(problems)}")
 
 
-def join(judgements: Judgements, run_set: RunSet) -> Collection:
-    """Qrels (:class:`Judgements`) joined with runs read once (:class:`cwla.RunSet`) into a Collection."""
-    topics = judgements.topics
+def _cell_codes(judgements: Judgements, run_set: RunSet, topics: tuple) -> tuple:
+    """``(codes, starts, lengths, store)``: the code of every document the runs retrieve for ``topics``
+    (``judgements``' code of the pair, ``len(judgements.grades)`` where it has none), cell after cell
+    (run-major, topics in the order given), and where each topic is in the RunSet (-1: nowhere)."""
     n_topics = len(topics)
-    store = pd.Index(run_set.topics).get_indexer(list(topics))  # each qrels topic in the RunSet (-1: none)
-    # the grade code of every (topic, docno) pair the runs retrieve
-    ids = run_set.pair_ids(store[judgements.topic], judgements.docnos, judgements.doc)
+    index = pd.Index(run_set.topics)
+    store = index.get_indexer(list(topics))  # each topic in the RunSet (-1: none)
+    # the code of every (topic, docno) pair the runs retrieve
+    ids = run_set.pair_ids(index.get_indexer(list(judgements.topics))[judgements.topic], judgements.docnos,
+                           judgements.doc)
     grade = np.full(len(run_set.docnos), len(judgements.grades), dtype=np.int32)
     found = ids >= 0
     grade[ids[found]] = judgements.code[found]
@@ -282,6 +291,27 @@ def join(judgements: Judgements, run_set: RunSet) -> Collection:
         run_starts = np.zeros(n_topics, dtype=np.int64)
         run_starts[retrieved] = run_set.starts(r)[store[retrieved]]
         join_run(run_set.doc_ids[r], run_starts, lengths[r], grade, codes, out_starts[r])
+    return codes, starts, lengths, store
+
+
+def join_costs(collection: Collection, costs: Judgements, run_set: RunSet) -> Collection:
+    """``collection`` (the qrels joined with ``run_set``) with the cost of every retrieved document:
+    ``costs`` are per-document costs read as qrels (the grade column holds the cost)."""
+    bad = ~(np.isfinite(costs.grades) & (costs.grades > 0))
+    if bad.any():
+        raise InputError(f"costs must be finite and > 0 (cwl_eval: no free lunches); found {costs.grades[bad][0]!r}")
+    codes, _, lengths, _ = _cell_codes(costs, run_set, collection.topics)
+    if not np.array_equal(lengths.reshape(-1), collection.lengths):
+        raise InputError("the costs were joined with other runs than the qrels")
+    return attrs.evolve(collection, cost_codes=codes, costs=costs.grades)
+
+
+def join(judgements: Judgements, run_set: RunSet) -> Collection:
+    """Qrels (:class:`Judgements`) joined with runs read once (:class:`cwla.RunSet`) into a Collection."""
+    topics = judgements.topics
+    n_topics = len(topics)
+    codes, starts, lengths, store = _cell_codes(judgements, run_set, topics)
+    retrieved = store >= 0
 
     judged_topic = np.zeros(len(run_set.topics), dtype=bool)
     judged_topic[store[retrieved]] = True

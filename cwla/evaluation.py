@@ -25,8 +25,8 @@ from . import kernels as K
 from ._join import cell_starts
 from ._latex import tabular
 from .aggregations import ERRAgg
-from .browsing import AP, ERR, MAX_CUTOFF
-from .collection import Collection, Judgements, join
+from .browsing import AP, ERR, MAX_CUTOFF, Tabulated
+from .collection import Collection, Judgements, join, join_costs
 from .runset import _check_order, _check_ties, read_runs, run_groups
 from .counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, CountingMeasure, kind_table
 from .errors import CwlaWarning
@@ -34,7 +34,10 @@ from .gains import Binary, GainMap, _fmt, parse_gain
 from .metric import ALL, Metric
 from .text import parse_metric
 
-__all__ = ["Evaluation", "evaluate", "as_metrics"]
+__all__ = ["Evaluation", "evaluate", "as_metrics", "EXPECTED"]
+
+#: the names of :attr:`Evaluation.expected`'s rows (cwl_eval's): expected cost, expected total cost, expected depth
+EXPECTED = ("EC", "ETC", "ED")
 
 
 @attrs.frozen(eq=False)
@@ -57,6 +60,14 @@ class Evaluation:
         Upper bound minus score (unjudged and padded documents at gain 1).
     missing_topics, ignored_topics : dict
         Run -> qrels topics missing from the run (scored 0), run topics not in the qrels (ignored).
+    expected : ndarray of shape (3, n_metrics, n_runs, n_topics), or None
+        With ``evaluate(expected=True)`` (or costs): each metric's expected cost EC = sum_{i<=H} W(i) c_i
+        (W(i) = V(i) / E), expected total cost ETC = sum_{i<=H} L(i) cc(i) (cc(i) = c_1 + ... + c_i) and
+        expected depth ED = E = sum_{i<=H} V(i), in that order (cwl_eval's EC, ETC, ED; see
+        :data:`EXPECTED`). They depend on the browsing model, depth, stop and costs, not on the aggregation.
+    expected_residuals : ndarray like ``expected``, or None
+        Their residuals: unjudged and padded documents at gain 1, unknown and padded costs at ``min_cost``
+        instead of ``max_cost``, minus the above (cwl_eval's ResEC, ResETC, ResED).
     """
 
     metrics: tuple
@@ -68,6 +79,8 @@ class Evaluation:
     residuals: np.ndarray
     missing_topics: dict
     ignored_topics: dict
+    expected: np.ndarray | None = None
+    expected_residuals: np.ndarray | None = None
 
     def _index(self, metric) -> int:
         if isinstance(metric, int):
@@ -98,7 +111,8 @@ class Evaluation:
                             columns=pd.Index(self.labels, name="metric"))
 
     def to_frame(self, per_topic: bool = True, means: bool = True) -> pd.DataFrame:
-        """Tidy frame with columns ``run, topic, metric, value, residual``.
+        """Tidy frame with columns ``run, topic, metric, value, residual`` (and, with :attr:`expected`,
+        ``EC, ETC, ED, ResEC, ResETC, ResED``).
 
         ``per_topic`` rows come first, then, if ``means``,
         one row per run and metric with topic ``"all"`` (:meth:`aggregated`: the mean over
@@ -108,21 +122,33 @@ class Evaluation:
         n_m, n_r, n_t = self.values.shape
         parts = []
         if per_topic:
-            parts.append(pd.DataFrame({
+            columns = {
                 "run": np.tile(np.repeat(np.array(self.runs, dtype=object), n_t), n_m),
                 "topic": np.tile(np.array(self.topics, dtype=object), n_m * n_r),
                 "metric": np.repeat(np.array(self.labels, dtype=object), n_r * n_t),
                 "value": self.values.reshape(-1),
                 "residual": self.residuals.reshape(-1),
-            }))
+            }
+            if self.expected is not None:
+                for k, name in enumerate(EXPECTED):
+                    columns[name] = self.expected[k].reshape(-1)
+                for k, name in enumerate(EXPECTED):
+                    columns["Res" + name] = self.expected_residuals[k].reshape(-1)
+            parts.append(pd.DataFrame(columns))
         if means:
-            parts.append(pd.DataFrame({
+            columns = {
                 "run": np.tile(np.array(self.runs, dtype=object), n_m),
                 "topic": "all",
                 "metric": np.repeat(np.array(self.labels, dtype=object), n_r),
                 "value": self.aggregated().reshape(-1),
                 "residual": self.aggregated(residuals=True).reshape(-1),
-            }))
+            }
+            if self.expected is not None:
+                for k, name in enumerate(EXPECTED):
+                    columns[name] = self.expected[k].mean(axis=2).reshape(-1)
+                for k, name in enumerate(EXPECTED):
+                    columns["Res" + name] = self.expected_residuals[k].mean(axis=2).reshape(-1)
+            parts.append(pd.DataFrame(columns))
         frame = pd.concat(parts, ignore_index=True)
         return frame.sort_values(["run", "metric"], kind="stable", key=_label_order(self)).reset_index(drop=True)
 
@@ -201,8 +227,12 @@ def _gain_tables(metrics, labels, col: Collection):
 
 
 def _specs(metrics):
+    """The kernel's view of ``metrics``: integer spec rows, float spec rows (the model's parameters, then the
+    aggregation's) and the tables of tabulated models (one row per metric)."""
     ispec = np.zeros((len(metrics), K.N_ISPEC), dtype=np.int64)
     fspec = np.zeros((len(metrics), K.N_FSPEC), dtype=np.float64)
+    width = max([len(m.browsing.values) for m in metrics if isinstance(m.browsing, Tabulated)], default=1)
+    tabs = np.zeros((len(metrics), width))
     for i, m in enumerate(metrics):
         whole = m.depth == ALL
         ispec[i] = (
@@ -212,9 +242,26 @@ def _specs(metrics):
             min(m.cutoff, MAX_CUTOFF if whole else m.depth) if m.cutoff is not None else -1,
             -1 if whole else m.depth,
             int(m.stop),
+            int(m.browsing.uses_costs),
         )
-        fspec[i] = (m.browsing.params[0], m.aggregation.params[0])
-    return ispec, fspec
+        model = m.browsing.params
+        fspec[i, K.F_MODEL:K.F_MODEL + len(model)] = model
+        fspec[i, K.F_AGG] = m.aggregation.params[0] if m.aggregation.params else 0.0
+        if isinstance(m.browsing, Tabulated):
+            tabs[i, :len(m.browsing.values)] = m.browsing.continuation
+    return ispec, fspec, tabs
+
+
+#: no per-document costs: every document (and padded position) costs 1, as in cwl_eval without a cost file
+UNIT_COSTS = (np.zeros(0, dtype=np.int32), np.ones(1), np.ones(1))
+
+
+def _cost_tables(col: Collection, max_cost: float, min_cost: float) -> tuple:
+    """``(cost codes, costs in the score, costs in the upper bound)``: a document without a cost, and a
+    padded position, costs ``max_cost`` in the score and ``min_cost`` in the upper bound (cwl_eval)."""
+    if col.cost_codes is None:
+        return np.zeros(0, dtype=np.int32), np.array([float(max_cost)]), np.array([float(min_cost)])
+    return col.cost_codes, np.append(col.costs, max_cost), np.append(col.costs, min_cost)
 
 
 def _level_tables(measures, col: Collection):
@@ -250,11 +297,14 @@ def _warn_if_nothing_relevant(measures, labels, col: Collection) -> None:
                           stacklevel=4)
 
 
-def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_upper=True):
+def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_upper=True, costs=UNIT_COSTS,
+                want=False):
     """Scores (lo, hi) of ``metrics`` and of the counting measures on the cells of ``col_arrays``
-    (codes, starts, lengths, n_topics, unjudged code)."""
+    (codes, starts, lengths, n_topics, unjudged code), and (``want``) each metric's EC, ETC and ED
+    (xlo, xhi: shape (n_metrics, n_cells, 3); else empty), under ``costs`` (:func:`_cost_tables`)."""
     codes, starts, lengths, n_topics, unjudged = col_arrays
-    ispec, fspec = _specs(metrics)
+    ispec, fspec, tabs = _specs(metrics)
+    ccodes, clo_costs, chi_costs = costs
     h_ap = 0
     for m in metrics:
         if isinstance(m.browsing, AP):
@@ -267,9 +317,12 @@ def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_u
     hi = np.zeros((len(metrics), len(starts)))
     clo = np.zeros((len(cspec), len(starts)))
     chi = np.zeros((len(cspec), len(starts)))
+    shape = (len(metrics), len(starts), K.N_X) if want else (1, 1, K.N_X)
+    xlo, xhi = np.zeros(shape), np.zeros(shape)
     K.score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
-                  cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, clo, chi)
-    return lo, hi, clo, chi
+                  tabs, ccodes, clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, xlo, xhi,
+                  clo, chi)
+    return lo, hi, clo, chi, xlo, xhi
 
 
 def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
@@ -297,8 +350,8 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
         lengths = np.bincount(col.count_topic[entries], weights=col.count[entries], minlength=n_t).astype(np.int64)
         starts = cell_starts(lengths)
         sub = [metrics[i] for i in rows]
-        lo, _, _, _ = _run_kernel((codes, starts, lengths, n_t, col.unjudged_code), sub, glo[rows], ghi[rows],
-                                  relsum[rows], with_upper=False)
+        lo = _run_kernel((codes, starts, lengths, n_t, col.unjudged_code), sub, glo[rows], ghi[rows],
+                         relsum[rows], with_upper=False)[0]
         ideal[rows] = lo
     return ideal
 
@@ -323,7 +376,7 @@ def _normalised(values, residuals, ideal, label):
 
 def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, depth=None, stop=None,
              normalize=None, judged_only=None, rel=None, max_docs=None, order="trec_eval",
-             ties="float32", workers=None) -> Evaluation:
+             ties="float32", workers=None, costs=None, max_cost=1.0, min_cost=1.0, expected=None) -> Evaluation:
     """Evaluate metrics on runs.
 
     Parameters
@@ -361,6 +414,17 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         read, joined and scored a group at a time (consecutive files of up to 1 GiB of text, at
         least one file), so memory holds the qrels and one group, never every run; other runs
         are read at once. The result is the same.
+    costs : qrels-like, optional
+        Per-document costs, in any form qrels take with the cost in the grade column (a file
+        ``qid 0 docno cost``, a frame ``topic, docno, cost``, a dict ``{topic: {docno: cost}}``);
+        finite and > 0. They drive the cost-based models (BPM, TBG, U, IFTRate, IFT) and EC / ETC.
+        A document without one costs ``max_cost`` in the score and ``min_cost`` in the upper
+        bound (cwl_eval's convention; both 1 by default), as do the padded positions up to H.
+    max_cost, min_cost : float
+        See ``costs``.
+    expected : bool, optional
+        Also compute :attr:`Evaluation.expected` (EC, ETC, ED) and their residuals. Default: only
+        when ``costs`` are given.
 
     Returns
     -------
@@ -375,6 +439,13 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     5
     """
     parsed, labels = as_metrics(metrics)
+    for name, value in (("max_cost", max_cost), ("min_cost", min_cost)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"The {name!r} parameter of evaluate must be a finite number > 0. Got {value!r} instead.")
+    if expected not in (None, True, False):
+        raise TypeError(f"The 'expected' parameter of evaluate must be True, False or None. Got {expected!r} instead.")
+    want = bool(expected) or (expected is None and costs is not None)
+    cost_judgements = None if costs is None else Judgements.of(costs)
     if isinstance(gain, str):
         gain = parse_gain(gain)
     if gain is not None and not isinstance(gain, GainMap):
@@ -393,13 +464,15 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         m.warn_if_truncated(label, stacklevel=3)
 
     plans, parts = None, []
-    for col in _collections(qrels, runs, order, ties, workers):
+    for col in _collections(qrels, runs, order, ties, workers, cost_judgements):
         if max_docs is not None:
             col = col.truncated(max_docs)
         plans = plans or _plans(col, resolved, labels)  # the qrels' side: the same for every part
-        parts.append((col, _scores(col, resolved, plans)))
-    values = np.concatenate([lo for _, (lo, _) in parts], axis=1)
-    uppers = np.concatenate([hi for _, (_, hi) in parts], axis=1)
+        parts.append((col, _scores(col, resolved, plans, (max_cost, min_cost), want)))
+    values = np.concatenate([p[0] for _, p in parts], axis=1)
+    uppers = np.concatenate([p[1] for _, p in parts], axis=1)
+    x_lo = np.concatenate([p[2] for _, p in parts], axis=2) if want else None
+    x_hi = np.concatenate([p[3] for _, p in parts], axis=2) if want else None
     present = np.concatenate([col.present for col, _ in parts])
     runs_axis = tuple(r for col, _ in parts for r in col.runs)
     missing = {r: t for col, _ in parts for r, t in col.missing_topics.items()}
@@ -428,6 +501,8 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         residuals=residuals,
         missing_topics=missing,
         ignored_topics=ignored,
+        expected=x_lo,
+        expected_residuals=None if x_lo is None else x_hi - x_lo,
     )
 
 
@@ -467,25 +542,36 @@ def _plans(col: Collection, resolved, labels) -> list:
     return plans
 
 
-def _scores(col: Collection, resolved, plans) -> tuple:
-    """``(values, uppers)`` of shape (n_metrics, n_runs, n_topics) on one Collection."""
+def _scores(col: Collection, resolved, plans, cost_range, want) -> tuple:
+    """``(values, uppers)`` of shape (n_metrics, n_runs, n_topics) on one Collection, and (``want``) the
+    expectations EC, ETC, ED in the score and in the upper bound, shape (3, n_metrics, n_runs, n_topics)
+    (0 for the counting measures), else None."""
     n_r, n_t = len(col.runs), len(col.topics)
     values = np.zeros((len(resolved), n_r, n_t))
     uppers = np.zeros_like(values)
+    x_lo = np.zeros((K.N_X, len(resolved), n_r, n_t)) if want else None
+    x_hi = np.zeros_like(x_lo) if want else None
     for plan in plans:
         group = col.judged_only() if plan.judged_only else col
         cw_metrics = [resolved[i] for i in plan.cw]
-        lo, hi, clo, chi = _run_kernel(group.arrays(), cw_metrics, plan.glo, plan.ghi, plan.relsum, plan.tables)
+        lo, hi, clo, chi, xlo, xhi = _run_kernel(group.arrays(), cw_metrics, plan.glo, plan.ghi, plan.relsum,
+                                                 plan.tables, costs=_cost_tables(group, *cost_range), want=want)
         values[plan.cw], uppers[plan.cw] = lo.reshape(-1, n_r, n_t), hi.reshape(-1, n_r, n_t)
         values[plan.counting], uppers[plan.counting] = clo.reshape(-1, n_r, n_t), chi.reshape(-1, n_r, n_t)
-    return values, uppers
+        if want and plan.cw:
+            x_lo[:, plan.cw] = np.moveaxis(xlo, 2, 0).reshape(K.N_X, -1, n_r, n_t)
+            x_hi[:, plan.cw] = np.moveaxis(xhi, 2, 0).reshape(K.N_X, -1, n_r, n_t)
+    return values, uppers, x_lo, x_hi
 
 
-def _collections(qrels, runs, order, ties, workers):
+def _collections(qrels, runs, order, ties, workers, costs=None):
     """The Collections to score: the one given; or the qrels joined with the runs, a group of files at a time
     when they are files (:func:`cwla.runset.run_groups`: memory holds the qrels and one group), else all at
-    once."""
+    once; with ``costs`` (Judgements), the documents' costs joined too."""
     if isinstance(qrels, Collection):
+        if costs is not None:
+            raise ValueError("evaluate: costs are joined with the runs; pass raw qrels and runs with costs=, "
+                             "not a prepared Collection")
         if runs is not None:
             raise ValueError("evaluate: pass runs inside the Collection or with raw qrels, not both")
         if ties != qrels.ties and ties != "float32":
@@ -500,4 +586,6 @@ def _collections(qrels, runs, order, ties, workers):
     _check_ties(ties, "evaluate")
     judgements = Judgements.of(qrels)
     for group in run_groups(runs):
-        yield join(judgements, read_runs(group, workers=workers, ties=ties, order=order))
+        run_set = read_runs(group, workers=workers, ties=ties, order=order)
+        col = join(judgements, run_set)
+        yield col if costs is None else join_costs(col, costs, run_set)

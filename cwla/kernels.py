@@ -21,22 +21,36 @@ import numpy as np
 from numba import prange
 
 from ._numba import jit
+from .aggregations import AGGREGATIONS
+from .browsing import CODES, N_MODEL_PARAMS
 from .counting import C_CODE, C_K, C_LEVEL, count_ranking
 
-# browsing model codes (cwla.browsing)
-PRECISION, DCG, RBP, INST, AP, ERR = 0, 1, 2, 3, 4, 5
+# browsing model codes, from their declarations (cwla.browsing)
+PRECISION, DCG, RBP, INST, AP, ERR = (CODES[n] for n in ("Precision", "DCG", "RBP", "INST", "AP", "ERR"))
+RR, INSQ, NERR8, NERR9, NERR10, NERR11 = (CODES[n] for n in ("RR", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11"))
+BPM, TBG, U, IFT_GOAL, IFT_RATE, IFT = (CODES[n] for n in ("BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT"))
+SET, NPV, TABULATED = (CODES[n] for n in ("SET", "NPV", "Tabulated"))
 # aggregation codes (cwla.aggregations)
-A_ERG, A_ETG, A_AVG, A_MAX, A_FIN, A_PE, A_ERR = 0, 1, 2, 3, 4, 5, 6
+A_ERG, A_ETG, A_AVG, A_MAX, A_FIN, A_PE, A_ERR = (AGGREGATIONS[n].code for n in AGGREGATIONS)
 # columns of the integer metric spec (depth -1: "all", H = the ranking's length, at least Precision's/DCG's k)
-I_MODEL, I_AGG, I_CUTOFF, I_DEPTH, I_STOP = 0, 1, 2, 3, 4
-N_ISPEC = 5
-# columns of the float metric spec
-F_MODEL, F_AGG = 0, 1
-N_FSPEC = 2
+I_MODEL, I_AGG, I_CUTOFF, I_DEPTH, I_STOP, I_COSTS = 0, 1, 2, 3, 4, 5
+N_ISPEC = 6
+# columns of the float metric spec: the model's parameters, then the aggregation's
+F_MODEL, F_AGG = 0, N_MODEL_PARAMS
+N_FSPEC = N_MODEL_PARAMS + 1
+# what score_ranking returns beside the score: expected cost, expected total cost, expected depth
+X_EC, X_ETC, X_ED = 0, 1, 2
+N_X = 3
 
 
 @jit()
-def score_ranking(codes, start, n, table, pad, H, stop, model, mpar, agg, apar, S):
+def _set_weight(x, beta):
+    return (x + 1.0) ** beta - x ** beta
+
+
+@jit()
+def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S, tab, ccodes, ctable, cpad,
+                  costs, out):
     """Score one ranking under one metric.
 
     Parameters
@@ -53,8 +67,20 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mpar, agg, apar, 
         Depth of the user model.
     stop : bool
         C(H) := 0.
+    mp : float64 array
+        The model's parameters (:attr:`cwla.browsing.BrowsingModel.params`).
     S : float64 array of length >= H + 1
         Scratch space for AP's suffix sums.
+    tab : float64 array
+        A tabulated model's C(1..n).
+    ccodes, ctable, cpad : int32 array, float64 array, float
+        Cost of each document: ``ctable[ccodes[start + i - 1]]`` (``ccodes`` empty: ``ctable[-1]`` for every
+        document), ``cpad`` for the positions n+1..H.
+    costs : bool
+        Compute the costs: the model uses them, or ``out`` is wanted.
+    out : float64 array of length N_X
+        Receives EC = sum W(i) c_i, ETC = sum L(i) cc(i) and ED = E (``costs`` False: EC and ETC are not
+        computed).
 
     Returns
     -------
@@ -70,33 +96,86 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mpar, agg, apar, 
             acc += r / i
             rsum += r
             S[i - 1] = acc
+    per_doc = ccodes.shape[0] > 0
+    uniform = ctable[ctable.shape[0] - 1]
     V = 1.0
     E = 0.0
     cg = 0.0
     mx = 0.0
     total = 0.0
+    c = 1.0
+    cc = 0.0
+    ec = 0.0
+    etc = 0.0
+    goal = mp[0]  # BPM's T_i and K_i
+    budget = mp[1]
     for i in range(1, H + 1):
         r = table[codes[start + i - 1]] if i <= n else pad
         cg += r
         if r > mx:
             mx = r
+        if costs:
+            if i > n:
+                c = cpad
+            elif per_doc:
+                c = ctable[ccodes[start + i - 1]]
+            else:
+                c = uniform
+            cc += c
         if model == PRECISION:
-            C = 1.0 if i < mpar else 0.0
+            C = 1.0 if i < mp[0] else 0.0
         elif model == DCG:
-            C = math.log2(i + 1.0) / math.log2(i + 2.0) if i < mpar else 0.0
+            C = math.log2(i + 1.0) / math.log2(i + 2.0) if i < mp[0] else 0.0
         elif model == RBP:
-            C = mpar
+            C = mp[0]
         elif model == INST:
-            Ti = mpar - cg
-            C = ((i - 1.0 + mpar + Ti) / (i + mpar + Ti)) ** 2
+            Ti = mp[0] - cg
+            C = ((i - 1.0 + mp[0] + Ti) / (i + mp[0] + Ti)) ** 2
         elif model == AP:
             C = S[i] / S[i - 1] if S[i - 1] > 0.0 else 0.0
-        else:  # ERR
+        elif model == ERR:
             C = 1.0 - r
+        elif model == RR:
+            C = 1.0 if cg == 0.0 else 0.0
+        elif model == INSQ:
+            C = ((i + 2.0 * mp[0] - 1.0) / (i + 2.0 * mp[0])) ** 2
+        elif model == NERR8:
+            C = 1.0 - r if i < mp[0] else 0.0
+        elif model == NERR9:
+            C = i / (i + 1.0) * (1.0 - r) if i < mp[0] else 0.0
+        elif model == NERR10:
+            C = mp[0] * (1.0 - r)
+        elif model == NERR11:
+            C = ((i + 2.0 * mp[0] - 1.0) / (i + 2.0 * mp[0])) ** 2 * (1.0 - r)
+        elif model == BPM:
+            C = 1.0 if cg < goal and cc < budget else 0.0
+            goal += mp[2] * (r - mp[4])
+            budget += mp[3] * (r - mp[4])
+        elif model == TBG:
+            C = 2.0 ** (-c / mp[0])
+        elif model == U:
+            before = 1.0 - (cc - c) / mp[0]
+            C = max(0.0, 1.0 - cc / mp[0]) / before if before > 0.0 else 0.0
+        elif model == IFT_GOAL:
+            C = 1.0 - 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg) * mp[2]))
+        elif model == IFT_RATE:
+            C = 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg / cc) * mp[2]))
+        elif model == IFT:
+            C = (1.0 - 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg) * mp[2]))) * \
+                (1.0 / (1.0 + mp[4] * math.exp((mp[3] - cg / cc) * mp[5])))
+        elif model == SET:
+            C = _set_weight(i + 1.0, mp[0]) / _set_weight(float(i), mp[0]) if i < mp[1] else 0.0
+        elif model == NPV:
+            C = 1.0 / (1.0 + mp[0])
+        else:  # TABULATED
+            C = tab[i - 1] if i <= mp[0] else 0.0
         if stop and i == H:
             C = 0.0
         L = V * (1.0 - C)
         E += V
+        if costs:
+            ec += V * c
+            etc += L * cc
         if agg == A_ERG or agg == A_ETG:
             A = cg
         elif agg == A_AVG:
@@ -115,12 +194,18 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mpar, agg, apar, 
             break
     if agg == A_ERG:
         total /= E
+    out[X_EC] = ec / E
+    out[X_ETC] = etc
+    out[X_ED] = E
     return total, rsum
 
 
 @jit()
-def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum, S, with_upper):
-    """Lower score (unjudged and padding at gain 0) and upper score (at gain 1) of one ranking.
+def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum, S, with_upper, tab, ccodes,
+                  clo, chi, want, xlo, xhi):
+    """Lower score (unjudged and padding at gain 0) and upper score (at gain 1) of one ranking; with
+    ``want``, its EC, ETC and ED in ``xlo`` and ``xhi`` (unknown and padded costs at ``clo[-1]`` and
+    ``chi[-1]``: cwl_eval's max_cost and min_cost).
 
     AP with R = qrels (model parameter 1) is multiplied by R_ret / R, R = ``relsum``.
     """
@@ -129,29 +214,45 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     if ispec[I_CUTOFF] > 0 and ispec[I_CUTOFF] < n:
         n = ispec[I_CUTOFF]
     model, agg, stop = ispec[I_MODEL], ispec[I_AGG], ispec[I_STOP] != 0
-    mpar, apar = fspec[F_MODEL], fspec[F_AGG]
+    costs = want or ispec[I_COSTS] != 0
+    mp, apar = fspec[F_MODEL:F_AGG], fspec[F_AGG]
     pad_hi = 1.0
     if H < 0:  # depth "all": the whole (cut) ranking; nothing is padded, so the residual is its unjudged part
         H = n
-        if (model == PRECISION or model == DCG) and H < mpar < math.inf:
-            H = int(mpar)
+        if (model == PRECISION or model == DCG) and H < mp[0] < math.inf:
+            H = int(mp[0])
         pad_hi = 0.0
     if H == 0:
+        xlo[:] = 0.0
+        xhi[:] = 0.0
         return 0.0, 0.0
     if H < n:
         n = H
-    lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mpar, agg, apar, S)
+    cunknown_lo, cunknown_hi = clo[clo.shape[0] - 1], chi[chi.shape[0] - 1]
+    lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mp, agg, apar, S, tab, ccodes, clo,
+                            cunknown_lo, costs, xlo)
     exact = n == H or pad_hi == 0.0 or not with_upper
     if exact and with_upper:
         for i in range(n):
             if codes[start + i] == unjudged:
                 exact = False
                 break
+    if exact and with_upper and costs and cunknown_lo != cunknown_hi:
+        # unknown costs differ between the bounds: exact only if every document's cost is known
+        if ccodes.shape[0] == 0:
+            exact = n == 0
+        else:
+            for i in range(n):
+                if ccodes[start + i] == clo.shape[0] - 1:
+                    exact = False
+                    break
     if exact:
         hi, rhi = lo, rlo
+        xhi[:] = xlo
     else:
-        hi, rhi = score_ranking(codes, start, n, ghi, pad_hi, H, stop, model, mpar, agg, apar, S)
-    if model == AP and mpar != 0.0:
+        hi, rhi = score_ranking(codes, start, n, ghi, pad_hi, H, stop, model, mp, agg, apar, S, tab, ccodes, chi,
+                                cunknown_hi, costs, xhi)
+    if model == AP and mp[0] != 0.0:
         # users who look for an unretrieved relevant document gain nothing: times R_ret / R;
         # in the upper bound the unjudged and padded documents join the relevant ones
         lo = lo * rlo / relsum if relsum > 0.0 else 0.0
@@ -162,7 +263,8 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
 
 @jit(parallel=True)
 def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
-                cspec, cpar, kinds, n_rel, n_nonrel, out_lo, out_hi, cout_lo, cout_hi):
+                tabs, ccodes, clo, chi, want, cspec, cpar, kinds, n_rel, n_nonrel, out_lo, out_hi, xout_lo, xout_hi,
+                cout_lo, cout_hi):
     """Score every (run, topic) cell under every metric and every counting measure.
 
     Cell ``c`` is run ``c // n_topics`` and topic ``c % n_topics``; its ranking is
@@ -170,6 +272,10 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
     ``out_lo[m, c]`` (the score) and, if ``with_upper``, ``out_hi[m, c]`` (unjudged
     and padded documents at gain 1; otherwise a copy of the score). ``h_ap`` is the
     largest depth H of an AP metric (its suffix sums need H + 1 slots of scratch space).
+
+    ``tabs[m]`` holds metric m's table (a tabulated model). Document costs: ``clo[ccodes[i]]`` and
+    ``chi[ccodes[i]]`` (the last entry: an unknown cost; ``ccodes`` empty: every cost unknown); with
+    ``want``, ``xout_lo[m, c]`` and ``xout_hi[m, c]`` receive EC, ETC and ED (:data:`X_EC`, ...).
 
     Counting measure q (:mod:`cwla.counting`) is row ``cspec[q]`` (code, level row, k) and
     ``cpar[q]``; ``kinds[l, g]`` says what grade code g is at level row l (relevant, judged
@@ -183,10 +289,16 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
         t = c % n_topics
         s, n = starts[c], lengths[c]
         S = np.empty(h_ap + 1)
+        xlo = np.empty(N_X)
+        xhi = np.empty(N_X)
         for m in range(n_metrics):
             lo, hi = _score_metric(
-                codes, s, n, unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S, with_upper,
+                codes, s, n, unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S, with_upper, tabs[m],
+                ccodes, clo, chi, want, xlo, xhi,
             )
+            if want:
+                xout_lo[m, c] = xlo
+                xout_hi[m, c] = xhi
             out_lo[m, c] = lo
             out_hi[m, c] = hi
         if n_counts == 0:

@@ -70,7 +70,7 @@ from __future__ import annotations
 import re
 
 from .aggregations import AGGREGATIONS, ERG, ETG, ERRAgg, Max
-from .browsing import AP, BROWSING_MODELS, DCG, ERR, INST, RBP, Precision
+from .browsing import AP, BROWSING_MODELS, DCG, ERR, INST, MODELS, RBP, TABLES, Precision, Tabulated, tabulated
 from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec,
                        SetAP, SetF, SetP)
 from .errors import MetricSyntaxError
@@ -97,7 +97,7 @@ CHEN_SAKAI_DEFAULTS = {
 }
 
 _AGG_ALIASES = {name.lower(): cls for name, cls in AGGREGATIONS.items()}
-_MODEL_ALIASES = {name.lower(): cls for name, cls in BROWSING_MODELS.items()}
+_MODEL_ALIASES = {name.lower(): cls for name, cls in MODELS.items()}
 _GAINS = {"linear": (Linear, ("gmax",)), "exponential": (Exponential, ("gmax",)), "exp": (Exponential, ("gmax",)),
           "binary": (Binary, ("threshold",)), "scaled": (Scaled, ("min_rel", "max_rel"))}
 _OPTIONS = ("gain", "cutoff", "depth", "stop", "normalize", "judged_only")
@@ -236,24 +236,44 @@ def _build(parser, cls, args, name_tok, params):
         parser.fail(f"invalid {name_tok[1]}: {err}", name_tok[2])
 
 
-_MODEL_PARAMS = {Precision: ("k",), DCG: ("k",), RBP: ("p",), INST: ("T",), AP: ("R",), ERR: ()}
-_AGG_PARAMS = {cls: (("beta",) if name == "PE" else ()) for name, cls in AGGREGATIONS.items()}
+def _declared(cls) -> tuple:
+    """The parameter names of a declared model or aggregation, in order."""
+    return tuple(p.name for p in cls.declared)
+
+
+def _tabulated(parser, tok, args):
+    """``Tabulated(C={1:0.9, ...})``, ``Tabulated(W={...})`` or ``Tabulated(name=NAME)`` (:func:`register_table`)."""
+    if len(args) != 1 or args[0][0] not in ("C", "W", "name"):
+        parser.fail("Tabulated takes one of C={RANK: C, ...}, W={RANK: W, ...} or name=NAME (a table registered "
+                    "with cwla.register_table)", args[0][2] if args else tok[2])
+    key, value, pos = args[0]
+    if key == "name":
+        if value not in TABLES:
+            known = ", ".join(sorted(TABLES)) or "none registered"
+            parser.fail(f"no tabulated model is registered as {value!r} (registered: {known})", pos)
+        return TABLES[value]
+    if not isinstance(value, dict):
+        parser.fail(f"{key} must be a mapping {{rank: value, ...}} with ranks 1..n, got {value!r}", pos)
+    try:
+        return tabulated(**{key: {int(r) if float(r).is_integer() else r: v for r, v in value.items()}})
+    except (TypeError, ValueError) as err:
+        parser.fail(f"invalid Tabulated: {err}", pos)
 
 
 def _model(parser, tok, args):
-    cls = BROWSING_MODELS.get(tok[1]) or _MODEL_ALIASES.get(tok[1].lower())
+    cls = MODELS.get(tok[1]) or _MODEL_ALIASES.get(tok[1].lower())
     if cls is None:
-        parser.fail(f"unknown browsing model {tok[1]!r} (accepted: {', '.join(BROWSING_MODELS)})", tok[2])
-    if cls is DCG:  # DCG(k=none): the discount goes on to the depth
-        args = [(key, None if value == "none" else value, pos) for key, value, pos in args]
-    return _build(parser, cls, args, tok, _MODEL_PARAMS[cls])
+        parser.fail(f"unknown browsing model {tok[1]!r} (accepted: {', '.join(MODELS)})", tok[2])
+    if cls is Tabulated:
+        return _tabulated(parser, tok, args)
+    return _build(parser, cls, args, tok, _declared(cls))
 
 
 def _aggregation(parser, tok, args):
     cls = AGGREGATIONS.get(tok[1]) or _AGG_ALIASES.get(tok[1].lower())
     if cls is None:
         parser.fail(f"unknown aggregation {tok[1]!r} (accepted: {', '.join(AGGREGATIONS)})", tok[2])
-    return _build(parser, cls, args, tok, _AGG_PARAMS[cls])
+    return _build(parser, cls, args, tok, _declared(cls))
 
 
 def _gain(parser) -> GainMap:
@@ -721,7 +741,7 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
     else:
         parser.fail(
             f"{tok[1]!r} is not a metric name{_suggestion(parser, tok)}; write MODEL+AGGREGATION (models: "
-            f"{', '.join(BROWSING_MODELS)}; aggregations: {', '.join(AGGREGATIONS)}) or an ir_measures name "
+            f"{', '.join(MODELS)}; aggregations: {', '.join(AGGREGATIONS)}) or an ir_measures name "
             f"({', '.join(list(_NAMED_MEASURES) + list(_NAMED_ALIASES))})",
             tok[2],
         )
