@@ -205,6 +205,11 @@ def _check_table(instance, attribute, value):
             raise ValueError(f"{instance.of}({i}) of a tabulated model must be {accepted}: {v!r}")
     if instance.of == "W" and value[0] <= 0:
         raise ValueError(f"W(1) of a tabulated model must be > 0 (every user reads rank 1): {value[0]!r}")
+    if instance.of == "W":
+        for i in range(1, len(value)):
+            if value[i] > value[i - 1]:
+                raise ValueError(f"W of a tabulated model must not increase (V(i) = W(i) / W(1) is the chance of "
+                                 f"reaching rank i): W({i + 1}) = {value[i]!r} > W({i}) = {value[i - 1]!r}")
 
 
 def _check_of(instance, attribute, value):
@@ -221,7 +226,7 @@ def _check_name(instance, attribute, value):
 class Tabulated(BrowsingModel):
     """A browsing model given as a table: ``of="C"``, the continuation probabilities C(1), ..., C(n)
     (a position-based model, e.g. fitted to clicks); ``of="W"``, attention weights W(1), ..., W(n)
-    (any positive scale: V(i) = W(i) / W(1), so C(i) = W(i+1) / W(i), 0 where W(i) = 0). Past the
+    (any positive scale, non-increasing: V(i) = W(i) / W(1), so C(i) = W(i+1) / W(i), 0 where W(i) = 0). Past the
     table C is 0: the user stops at rank n at the latest.
 
     Text: ``Tabulated(C={1:0.9, 2:0.8, 3:0.5})``, ``Tabulated(W={1:1, 2:0.63, 3:0.5})``, or, for a

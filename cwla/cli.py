@@ -136,8 +136,48 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _eval_parser(commands)
+    _cwl_parser(commands)
     _demo_parser(commands)
     return parser
+
+
+def _cwl_parser(commands):
+    p = commands.add_parser(
+        "cwl",
+        help="cwl_eval's output (a drop-in for cwl-eval)",
+        description="Evaluate one TREC results file as cwl_eval 1.0.12 does and print what cwl-eval prints: per "
+                    "topic of the results file (in file order; the file order is the ranking) and measure, EU, "
+                    "ETU, EC, ETC, ED (and their residuals with -r), 4 decimals. GAIN_FILE holds gains in [0, 1] "
+                    "(qid iter docno gain).",
+        epilog="examples: cwla cwl gains.txt run.txt;  cwla cwl gains.txt run.txt -m metrics.txt -c costs.txt -r -n",
+    )
+    p.add_argument("gain_file", metavar="GAIN_FILE", help="TREC qrels whose fourth column is the gain, in [0, 1]")
+    p.add_argument("result_file", metavar="RESULT_FILE", help="TREC results file (topic element_type docno rank "
+                                                              "score run); the second column names the element type")
+    p.add_argument("-m", "--metrics_file", metavar="METRICS_FILE",
+                   help="cwl_eval metrics, one a line, e.g. RBPCWLMetric(0.8) (default: cwl_eval's default list)")
+    p.add_argument("-c", "--cost_file", metavar="COST_FILE",
+                   help="costs per element type: element_type cost a line (default: every document costs 1)")
+    p.add_argument("-n", "--colnames", action="store_true", help="print the column names first")
+    p.add_argument("-r", "--residuals", action="store_true", help="also print the residuals")
+    p.add_argument("--max_depth", type=int, default=1000, metavar="H", help="depth of every measure (default 1000)")
+    p.add_argument("--max_cost", type=float, default=1.0, metavar="X",
+                   help="cost of a document without one, and past the ranking, in the score (default 1)")
+    p.add_argument("--min_cost", type=float, default=1.0, metavar="X",
+                   help="the same in the residuals' upper bound (default 1)")
+    p.set_defaults(func=_cmd_cwl)
+
+
+def _cmd_cwl(args) -> int:
+    from .cwl import cwl_eval
+
+    if args.max_depth < 1:
+        raise ValueError(f"--max_depth must be an integer >= 1, got {args.max_depth}")
+    sys.stdout.write(cwl_eval(args.gain_file, args.result_file, args.metrics_file, args.cost_file,
+                              residuals=args.residuals, colnames=args.colnames, max_depth=args.max_depth,
+                              max_cost=args.max_cost, min_cost=args.min_cost))
+    sys.stdout.flush()
+    return 0
 
 
 def _eval_parser(commands):

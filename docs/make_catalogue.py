@@ -10,7 +10,7 @@ import inspect
 from pathlib import Path
 
 import cwla
-from cwla import aggregations, browsing, counting, gains, text
+from cwla import aggregations, browsing, counting, cwl, gains, text
 
 OUT = Path(__file__).with_name("metrics.md")
 
@@ -60,6 +60,44 @@ def trec_eval_table() -> str:
         "\n".join(rows)
 
 
+def _params(cls) -> str:
+    if not cls.declared:
+        return "-"
+    return "<br>".join(f"`{p.name}` = {p.text(p.default) if p.default is not None else '-'}: {p.describe()}"
+                       + (f" ({p.doc})" if p.doc else "") for p in cls.declared)
+
+
+def models_table() -> str:
+    """Every browsing model, from its declaration (cwla.browsing.MODELS)."""
+    rows = []
+    for name, cls in browsing.MODELS.items():
+        if cls is browsing.Tabulated:
+            params, example = "`C={rank: C}`, `W={rank: W}` or `name=NAME`", "Tabulated(C={1:0.9, 2:0.5})"
+        else:
+            params, example = _params(cls), str(cls())
+        notes = ", ".join(n for n, flag in (("gain-free", cls.gain_free), ("uses costs", cls.uses_costs)) if flag)
+        rows.append(f"| `{name}` | {params} | {_cell(cls.formula)} | {cls.reference} | {_cell(example + '+ERG')} "
+                    f"| {notes} |")
+    return "| model | parameters (default: rule) | C(i) | reference | example | notes |\n|---|---|---|---|---|---|\n" \
+        + "\n".join(rows)
+
+
+def aggregations_table() -> str:
+    rows = [f"| `{name}` | {_params(cls)} | {_cell(cls.formula)} | {cls.reference} |"
+            for name, cls in aggregations.AGGREGATIONS.items()]
+    return "| aggregation | parameters | A(i) | reference |\n|---|---|---|---|\n" + "\n".join(rows)
+
+
+def cwl_table() -> str:
+    rows = []
+    for name, spec in cwl.CWL_MEASURES.items():
+        args = ", ".join(f"{p}={d}" if d is not None else p for p, d in zip(spec.params, spec.defaults))
+        example = f"{name}({', '.join(str(d if d is not None else 2) for d in spec.defaults)})"
+        m = cwl.parse_cwl_metric(example)
+        rows.append(f"| `{name}({args})` | {_cell(m.name)} | {_cell(str(m.eu))} | {_cell(str(m.etu))} |")
+    return "| cwl_eval metric | prints | EU from | ETU, EC, ETC, ED from |\n|---|---|---|---|\n" + "\n".join(rows)
+
+
 def catalogue() -> str:
     grid = cwla.all_combinations()
     names = cwla.chen_sakai_names(include_constant=True)
@@ -81,11 +119,19 @@ Every name below parses with `cwla.parse_metric` and can be given to `cwla.evalu
 {_doc(browsing)}
 ```
 
+{models_table()}
+
 ## Aggregations (`cwla.aggregations`)
 
+{aggregations_table()}
+
+## cwl_eval's metrics (`cwla cwl`, `cwla.cwl`)
+
 ```
-{_doc(aggregations)}
+{_doc(cwl)}
 ```
+
+{cwl_table()}
 
 ## Gain maps (`cwla.gains`)
 

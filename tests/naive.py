@@ -38,11 +38,56 @@ def continuation(model: str, param, r: list[float], H: int, stop: bool) -> list[
         elif model == "ERR":
             c = 1.0 - r[i - 1]
         else:
-            raise ValueError(model)
+            c = _cwl_continuation(model, param, r, i, cg)
         if stop and i == H:
             c = 0.0
         C.append(c)
     return C
+
+
+def _cwl_continuation(model, p, r, i, cg):
+    """cwl_eval's models (and the tabulated one), every document costing 1 (cc(i) = i); ``p`` is a dict of
+    the model's parameters. BPM's T_i and K_i are recomputed from the start (no state carried)."""
+    ri = r[i - 1]
+    insq = lambda T: ((i + 2 * T - 1) / (i + 2 * T)) ** 2  # noqa: E731
+    goal = lambda: 1 - 1 / (1 + p["b1"] * math.exp((p["T"] - cg) * p["R1"]))  # noqa: E731
+    rate = lambda: 1 / (1 + p["b2"] * math.exp((p["A"] - cg / i) * p["R2"]))  # noqa: E731
+    if model == "RR":
+        return 1.0 if cg == 0 else 0.0
+    if model == "INSQ":
+        return insq(p["T"])
+    if model == "NERR8":
+        return 1 - ri if i < p["k"] else 0.0
+    if model == "NERR9":
+        return i / (i + 1) * (1 - ri) if i < p["k"] else 0.0
+    if model == "NERR10":
+        return p["phi"] * (1 - ri)
+    if model == "NERR11":
+        return insq(p["T"]) * (1 - ri)
+    if model == "BPM":
+        T = p["T"] + p["hb"] * sum(x - p["gain_med"] for x in r[: i - 1])
+        K = p["K"] + p["hc"] * sum(x - p["gain_med"] for x in r[: i - 1])
+        return 1.0 if cg < T and i < K else 0.0
+    if model == "TBG":
+        return 2 ** (-1 / p["H"])
+    if model == "U":
+        before, after = 1 - (i - 1) / p["L"], 1 - i / p["L"]
+        return max(0.0, after) / before if before > 0 else 0.0
+    if model == "IFTGoal":
+        return goal()
+    if model == "IFTRate":
+        return rate()
+    if model == "IFT":
+        return goal() * rate()
+    if model == "SET":
+        w = lambda x: (x + 1) ** p["beta"] - x ** p["beta"]  # noqa: E731
+        return w(i + 1) / w(i) if i < p["k"] else 0.0
+    if model == "NPV":
+        return 1 / (1 + p["rate"])
+    if model == "Tabulated":
+        table = p["C"]
+        return table[i - 1] if i <= len(table) else 0.0
+    raise ValueError(model)
 
 
 def weights(model, param, r, H, stop):

@@ -23,6 +23,8 @@ MODELS = {
     "AP": lambda: st.builds(cwla.AP, R=st.sampled_from(["qrels", "retrieved"])),
     "ERR": lambda: st.just(cwla.ERR()),
 }
+#: cwl_eval's models and the tabulated one: each checked under every aggregation (drawn)
+CWL_MODELS = [name for name in cwla.browsing.MODELS if name not in MODELS]
 AGGS = {
     "ERG": st.just(cwla.ERG()), "ETG": st.just(cwla.ETG()), "avg": st.just(cwla.Avg()),
     "max": st.just(cwla.Max()), "fin": st.just(cwla.Fin()), "PE": st.builds(cwla.PE, beta=st.floats(0, 1)),
@@ -38,6 +40,9 @@ def _naive(metric, ranking, judged, grades_present):
     model = type(metric.browsing).__name__
     param = {"Precision": "k", "DCG": "k", "RBP": "p", "INST": "T"}.get(model)
     param = getattr(metric.browsing, param) if param else None
+    if model in CWL_MODELS:
+        b = metric.browsing
+        param = {"C": list(b.continuation)} if model == "Tabulated" else {p.name: getattr(b, p.name) for p in b.declared}
     if model == "DCG" and param is None:
         param = math.inf
     agg = metric.aggregation.name
@@ -87,6 +92,33 @@ def _naive(metric, ranking, judged, grades_present):
                 return nv, nr, scale
         return 0.0, 0.0, 0.0  # no ideal, or one so small that dividing by it overflows
     return v, upper - v, max(abs(upper), abs(v))
+
+
+OPTIONS = st.fixed_dictionaries({
+    "gain": gain_maps(3), "cutoff": st.none() | st.integers(1, 25), "depth": st.integers(1, 30) | st.just("all"),
+    "stop": st.booleans(), "normalize": st.sampled_from(["ideal", "none"]), "judged_only": st.booleans(),
+})
+
+
+def _check_against_naive(ranking, judged, metric):
+    qrels, run = naive.frames(ranking, judged)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cwla.CwlaWarning)  # generated data: empty runs, all-zero gains
+        ev = cwla.evaluate(qrels, {"r": run}, [metric], order="file")
+    value, residual, scale = _naive(ev.metrics[0], ranking, judged, sorted(set(float(g) for g in judged)))
+    assert ev.values[0, 0, 0] == pytest.approx(value, rel=1e-9, abs=1e-12)
+    assert ev.residuals[0, 0, 0] == pytest.approx(residual, rel=1e-9, abs=1e-12 * max(1.0, scale))
+
+
+@pytest.mark.parametrize("model", CWL_MODELS)
+def test_cwl_and_tabulated_models_match_naive(model):
+    """cwl_eval's models and tabulated ones, under every aggregation (drawn), parameters drawn from their
+    declarations (every document costs 1)."""
+    @given(rankings(max_depth=25), cwla.testing.browsing_models([model]), cwla.testing.aggregations(), OPTIONS)
+    def check(data, browsing, aggregation, opts):
+        _check_against_naive(*data, cwla.Metric(browsing, aggregation, **opts))
+
+    check()
 
 
 @pytest.mark.parametrize("model", list(MODELS))

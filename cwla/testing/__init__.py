@@ -25,10 +25,12 @@ from .invariants import (
     check_swap_monotone,
     check_unjudged_as_nonrelevant,
 )
-from .strategies import aggregations, browsing_models, collections, counting_measures, gain_maps, metrics, rankings
+from .strategies import (aggregations, browsing_models, collections, counting_measures, declared, gain_maps, metrics,
+                         rankings, tabulated_models)
 
 __all__ = [
     "collections", "rankings", "metrics", "counting_measures", "browsing_models", "aggregations", "gain_maps",
+    "declared", "tabulated_models",
     "check_invariants", "check_bounds", "check_order_invariance", "check_unjudged_as_nonrelevant",
     "check_swap_monotone", "check_stop_normalises", "check_round_trip",
 ]

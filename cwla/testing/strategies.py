@@ -9,17 +9,18 @@ gains.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-from ..aggregations import ERG, ETG, PE, Avg, ERRAgg, Fin, Max
-from ..browsing import AP, DCG, ERR, INST, RBP, Precision
+from ..aggregations import AGGREGATIONS
+from ..browsing import MODELS, Tabulated
 from ..counting import Bpref, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP, SetF, SetP
 from ..gains import Binary, Exponential, Linear, Regrade, Scaled, Table
 from ..metric import Metric
 
 __all__ = ["collections", "rankings", "metrics", "counting_measures", "browsing_models", "aggregations",
-           "gain_maps"]
+           "gain_maps", "declared", "tabulated_models"]
 
 
 def _check_positive(name, value, minimum=1):
@@ -88,24 +89,32 @@ def collections(draw, *, max_topics: int = 4, max_runs: int = 3, max_depth: int 
     return qrels, runs
 
 
-def browsing_models():
-    """Every browsing model with valid parameters."""
+def declared(cls):
+    """Instances of a declared model or aggregation, each parameter drawn from its declaration
+    (:meth:`cwla._declare.Param.strategy`)."""
+    return st.builds(cls, **{p.name: p.strategy() for p in cls.declared})
+
+
+def tabulated_models(max_len: int = 12):
+    """Tabulated models: random C(1..n) in [0, 1], or random non-increasing W(1..n) >= 0 with W(1) > 0."""
+    values = st.floats(0.0, 1.0)
     return st.one_of(
-        st.builds(Precision, k=st.integers(1, 12)),
-        st.builds(DCG, k=st.one_of(st.none(), st.integers(1, 12))),
-        st.builds(RBP, p=st.floats(0.05, 0.95)),
-        st.builds(INST, T=st.floats(0.25, 5.0)),
-        st.builds(AP, R=st.sampled_from(["qrels", "retrieved"])),
-        st.just(ERR()),
+        st.lists(values, min_size=1, max_size=max_len).map(lambda c: Tabulated(c, "C")),
+        st.lists(values, min_size=1, max_size=max_len).map(lambda w: Tabulated(np.cumprod(w) / w[0] if w[0] > 0 else
+                                                                                  [1.0], "W")),
     )
+
+
+def browsing_models(models=None):
+    """Every browsing model (or those of ``models``, a list of names of :data:`cwla.browsing.MODELS`) with
+    valid parameters drawn from its declaration."""
+    names = list(MODELS) if models is None else list(models)
+    return st.one_of(*[tabulated_models() if name == "Tabulated" else declared(MODELS[name]) for name in names])
 
 
 def aggregations():
     """Every aggregation with valid parameters."""
-    return st.one_of(
-        st.sampled_from([ERG(), ETG(), Avg(), Max(), Fin(), ERRAgg()]),
-        st.builds(PE, beta=st.floats(0.0, 1.0)),
-    )
+    return st.one_of(*[declared(cls) for cls in AGGREGATIONS.values()])
 
 
 def gain_maps(max_grade: int = 3):
