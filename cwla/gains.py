@@ -27,7 +27,7 @@ unset): the trec_eval and ir_measures names that do not say ``rel=`` use it.
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Mapping
+from typing import Mapping
 
 import attrs
 import numpy as np
@@ -61,7 +61,6 @@ def _positive(instance, attribute, value):
 class GainMap:
     """Base class: a map from qrels grade to gain in [0, 1]."""
 
-    code: ClassVar[int]
 
     def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         """The gains of ``grades`` (float array), before the range check."""
@@ -94,7 +93,6 @@ class Linear(GainMap):
     gmax: float | None = attrs.field(
         default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
     )
-    code: ClassVar[int] = 0
 
     def gains(self, grades, max_grade):
         gmax = self.gmax if self.gmax is not None else (max_grade if max_grade > 0 else 1.0)
@@ -111,7 +109,6 @@ class Exponential(GainMap):
     gmax: float | None = attrs.field(
         default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
     )
-    code: ClassVar[int] = 1
 
     def gains(self, grades, max_grade):
         gmax = self.gmax if self.gmax is not None else max(max_grade, 0.0)
@@ -132,7 +129,6 @@ class Binary(GainMap):
     threshold: float | None = attrs.field(
         default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
     )
-    code: ClassVar[int] = 2
 
     def gains(self, grades, max_grade):
         if self.threshold is None:
@@ -160,7 +156,6 @@ class Scaled(GainMap):
     max_rel: float | None = attrs.field(
         default=None, converter=attrs.converters.optional(_finite_float), validator=_scaled_range
     )
-    code: ClassVar[int] = 4
 
     def gains(self, grades, max_grade):
         top = self.max_rel if self.max_rel is not None else max_grade
@@ -186,7 +181,6 @@ class Table(GainMap):
     """``table({grade: gain})``: the user's gains. Every grade in the qrels must be listed."""
 
     mapping: tuple = attrs.field(converter=_freeze_mapping)
-    code: ClassVar[int] = 3
 
     def gains(self, grades, max_grade):
         lookup = dict(self.mapping)
@@ -218,7 +212,6 @@ class Regrade(GainMap):
     ideal normalisation of nDCG; a negative value counts as 0, as negative grades do)."""
 
     mapping: tuple = attrs.field(converter=_freeze_values)
-    code: ClassVar[int] = 5
 
     def values(self, grades) -> np.ndarray:
         lookup = dict(self.mapping)

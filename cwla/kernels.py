@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
+from numba import literally, prange
 
 from ._numba import jit
 from .aggregations import AGGREGATIONS
@@ -46,6 +46,42 @@ N_X = 3
 @jit()
 def _set_weight(x, beta):
     return (x + 1.0) ** beta - x ** beta
+
+
+@jit()
+def _continuation(model, mp, i, r, cg, c, cc, tab):
+    """C(i) of the models without state (all but Chen & Sakai's six and BPM): ``mp`` their parameters, r the
+    gain and c the cost at rank i, cg and cc the cumulated gain and cost up to i, ``tab`` a table."""
+    if model == RR:
+        return 1.0 if cg == 0.0 else 0.0
+    if model == INSQ:
+        return ((i + 2.0 * mp[0] - 1.0) / (i + 2.0 * mp[0])) ** 2
+    if model == NERR8:
+        return 1.0 - r if i < mp[0] else 0.0
+    if model == NERR9:
+        return i / (i + 1.0) * (1.0 - r) if i < mp[0] else 0.0
+    if model == NERR10:
+        return mp[0] * (1.0 - r)
+    if model == NERR11:
+        return ((i + 2.0 * mp[0] - 1.0) / (i + 2.0 * mp[0])) ** 2 * (1.0 - r)
+    if model == TBG:
+        return 2.0 ** (-c / mp[0])
+    if model == U:
+        before = 1.0 - (cc - c) / mp[0]
+        return max(0.0, 1.0 - cc / mp[0]) / before if before > 0.0 else 0.0
+    if model == IFT_GOAL:
+        return 1.0 - 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg) * mp[2]))
+    if model == IFT_RATE:
+        return 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg / cc) * mp[2]))
+    if model == IFT:
+        return (1.0 - 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg) * mp[2]))) * \
+            (1.0 / (1.0 + mp[4] * math.exp((mp[3] - cg / cc) * mp[5])))
+    if model == SET:
+        return _set_weight(i + 1.0, mp[0]) / _set_weight(float(i), mp[0]) if i < mp[1] else 0.0
+    if model == NPV:
+        return 1.0 / (1.0 + mp[0])
+    # TABULATED
+    return tab[i - 1] if i <= mp[0] else 0.0
 
 
 @jit()
@@ -86,6 +122,9 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S,
     -------
     (score, rsum) : the score before AP's R_ret/R factor, and sum_{i<=H} r_i.
     """
+    # compiled once with costs and once without (numba prunes the cost branches from the second: the
+    # metrics that need no cost pay nothing for them)
+    literally(costs)
     rsum = 0.0
     if model == AP:
         # S[i-1] = S(i) = sum_{i<=j<=H} r_j / j, S[H] = S(H+1) = 0
@@ -107,6 +146,7 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S,
     cc = 0.0
     ec = 0.0
     etc = 0.0
+    p0 = mp[0]
     goal = mp[0]  # BPM's T_i and K_i
     budget = mp[1]
     for i in range(1, H + 1):
@@ -123,52 +163,24 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S,
                 c = uniform
             cc += c
         if model == PRECISION:
-            C = 1.0 if i < mp[0] else 0.0
+            C = 1.0 if i < p0 else 0.0
         elif model == DCG:
-            C = math.log2(i + 1.0) / math.log2(i + 2.0) if i < mp[0] else 0.0
+            C = math.log2(i + 1.0) / math.log2(i + 2.0) if i < p0 else 0.0
         elif model == RBP:
-            C = mp[0]
+            C = p0
         elif model == INST:
-            Ti = mp[0] - cg
-            C = ((i - 1.0 + mp[0] + Ti) / (i + mp[0] + Ti)) ** 2
+            Ti = p0 - cg
+            C = ((i - 1.0 + p0 + Ti) / (i + p0 + Ti)) ** 2
         elif model == AP:
             C = S[i] / S[i - 1] if S[i - 1] > 0.0 else 0.0
         elif model == ERR:
             C = 1.0 - r
-        elif model == RR:
-            C = 1.0 if cg == 0.0 else 0.0
-        elif model == INSQ:
-            C = ((i + 2.0 * mp[0] - 1.0) / (i + 2.0 * mp[0])) ** 2
-        elif model == NERR8:
-            C = 1.0 - r if i < mp[0] else 0.0
-        elif model == NERR9:
-            C = i / (i + 1.0) * (1.0 - r) if i < mp[0] else 0.0
-        elif model == NERR10:
-            C = mp[0] * (1.0 - r)
-        elif model == NERR11:
-            C = ((i + 2.0 * mp[0] - 1.0) / (i + 2.0 * mp[0])) ** 2 * (1.0 - r)
         elif model == BPM:
             C = 1.0 if cg < goal and cc < budget else 0.0
             goal += mp[2] * (r - mp[4])
             budget += mp[3] * (r - mp[4])
-        elif model == TBG:
-            C = 2.0 ** (-c / mp[0])
-        elif model == U:
-            before = 1.0 - (cc - c) / mp[0]
-            C = max(0.0, 1.0 - cc / mp[0]) / before if before > 0.0 else 0.0
-        elif model == IFT_GOAL:
-            C = 1.0 - 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg) * mp[2]))
-        elif model == IFT_RATE:
-            C = 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg / cc) * mp[2]))
-        elif model == IFT:
-            C = (1.0 - 1.0 / (1.0 + mp[1] * math.exp((mp[0] - cg) * mp[2]))) * \
-                (1.0 / (1.0 + mp[4] * math.exp((mp[3] - cg / cc) * mp[5])))
-        elif model == SET:
-            C = _set_weight(i + 1.0, mp[0]) / _set_weight(float(i), mp[0]) if i < mp[1] else 0.0
-        elif model == NPV:
-            C = 1.0 / (1.0 + mp[0])
-        else:  # TABULATED
-            C = tab[i - 1] if i <= mp[0] else 0.0
+        else:
+            C = _continuation(model, mp, i, r, cg, c, cc, tab)
         if stop and i == H:
             C = 0.0
         L = V * (1.0 - C)
@@ -229,8 +241,12 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     if H < n:
         n = H
     cunknown_lo, cunknown_hi = clo[clo.shape[0] - 1], chi[chi.shape[0] - 1]
-    lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mp, agg, apar, S, tab, ccodes, clo,
-                            cunknown_lo, costs, xlo)
+    if costs:
+        lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mp, agg, apar, S, tab, ccodes, clo,
+                                cunknown_lo, True, xlo)
+    else:
+        lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mp, agg, apar, S, tab, ccodes, clo,
+                                cunknown_lo, False, xlo)
     exact = n == H or pad_hi == 0.0 or not with_upper
     if exact and with_upper:
         for i in range(n):
@@ -250,8 +266,12 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
         hi, rhi = lo, rlo
         xhi[:] = xlo
     else:
-        hi, rhi = score_ranking(codes, start, n, ghi, pad_hi, H, stop, model, mp, agg, apar, S, tab, ccodes, chi,
-                                cunknown_hi, costs, xhi)
+        if costs:
+            hi, rhi = score_ranking(codes, start, n, ghi, pad_hi, H, stop, model, mp, agg, apar, S, tab, ccodes,
+                                    chi, cunknown_hi, True, xhi)
+        else:
+            hi, rhi = score_ranking(codes, start, n, ghi, pad_hi, H, stop, model, mp, agg, apar, S, tab, ccodes,
+                                    chi, cunknown_hi, False, xhi)
     if model == AP and mp[0] != 0.0:
         # users who look for an unretrieved relevant document gain nothing: times R_ret / R;
         # in the upper bound the unjudged and padded documents join the relevant ones
