@@ -14,7 +14,8 @@ True
 from ._version import __version__
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import (AP, BPM, DCG, ERR, IFT, INSQ, INST, MODELS, NERR8, NERR9, NERR10, NERR11, NPV, RBP, RR, SET,
-                       TBG, U, BrowsingModel, IFTGoal, IFTRate, Precision, Tabulated, register_table, tabulated)
+                       TBG, U, BrowsingModel, IFTGoal, IFTRate, Precision, Tabulated, register_model,
+                       register_table, tabulated)
 from ._numba import cache_dir
 from .collection import Collection, Judgements, prepare
 from .runset import RunSet, read_runs
@@ -34,7 +35,7 @@ from . import counting, synthetic
 __all__ = [
     "AP", "DCG", "ERR", "INST", "RBP", "Precision", "BrowsingModel",
     "RR", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV",
-    "Tabulated", "tabulated", "register_table", "MODELS",
+    "Tabulated", "tabulated", "register_table", "register_model", "MODELS",
     "ERG", "ETG", "Avg", "Max", "Fin", "PE", "ERRAgg", "Aggregation",
     "Linear", "Exponential", "Binary", "Scaled", "Table", "Regrade", "GainMap", "parse_gain",
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",

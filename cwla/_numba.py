@@ -207,8 +207,8 @@ class _Serialised:
         return getattr(self.dispatcher, name)
 
 
-def jit(*, parallel=False):
-    """numba's ``njit`` with cwla's options, cached in :func:`cache_dir` (uncached if None).
+def jit(*, parallel=False, cache=True):
+    """numba's ``njit`` with cwla's options, cached in :func:`cache_dir` (uncached if None, or ``cache=False``).
 
     A parallel kernel comes wrapped so that it is safe to call from several threads under
     every threading layer (:class:`_Serialised`); the others are plain numba dispatchers.
@@ -216,7 +216,7 @@ def jit(*, parallel=False):
 
     def decorate(func):
         dispatcher = numba.njit(cache=False, error_model="numpy", parallel=parallel, nogil=True)(func)
-        if _CACHE_DIR is not None:
+        if _CACHE_DIR is not None and cache:
             # what numba's enable_caching() does, with our locator instead of numba's
             dispatcher._cache = _Cache(dispatcher.py_func)
         return _Serialised(dispatcher) if parallel else dispatcher

@@ -25,7 +25,7 @@ from . import kernels as K
 from ._join import cell_starts
 from ._latex import tabular
 from .aggregations import ERRAgg
-from .browsing import AP, ERR, MAX_CUTOFF, Tabulated
+from .browsing import AP, ERR, MAX_CUTOFF, Tabulated, adaptive_function
 from .collection import Collection, Judgements, join, join_costs
 from .runset import _check_order, _check_ties, read_runs, run_groups
 from .counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, CountingMeasure, kind_table
@@ -301,7 +301,34 @@ def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_u
                 want=False):
     """Scores (lo, hi) of ``metrics`` and of the counting measures on the cells of ``col_arrays``
     (codes, starts, lengths, n_topics, unjudged code), and (``want``) each metric's EC, ETC and ED
-    (xlo, xhi: shape (n_metrics, n_cells, 3); else empty), under ``costs`` (:func:`_cost_tables`)."""
+    (xlo, xhi: shape (n_metrics, n_cells, 3); else empty), under ``costs`` (:func:`_cost_tables`).
+
+    The metrics of adaptive models (:func:`cwla.register_model`) are scored by their function's kernel
+    (:func:`cwla.kernels.kernel_for`), the others (and the counting measures) by the cached one."""
+    groups = {}
+    for i, m in enumerate(metrics):
+        groups.setdefault(adaptive_function(m.browsing), []).append(i)
+    if len(groups) <= 1:
+        return _kernel_call(K.kernel_for(next(iter(groups), None)), col_arrays, metrics, glo, ghi, relsum,
+                            count_tables, with_upper, costs, want)
+    parts = []
+    for k, (function, rows) in enumerate(groups.items()):
+        parts.append((rows, _kernel_call(K.kernel_for(function), col_arrays, [metrics[i] for i in rows], glo[rows],
+                                         ghi[rows], relsum[rows], count_tables if k == 0 else None, with_upper,
+                                         costs, want)))
+    n_cells = len(col_arrays[1])
+    lo, hi = np.zeros((len(metrics), n_cells)), np.zeros((len(metrics), n_cells))
+    shape = (len(metrics), n_cells, K.N_X) if want else (1, 1, K.N_X)
+    xlo, xhi = np.zeros(shape), np.zeros(shape)
+    for rows, (l, h, _, _, xl, xh) in parts:
+        lo[rows], hi[rows] = l, h
+        if want:
+            xlo[rows], xhi[rows] = xl, xh
+    return lo, hi, parts[0][1][2], parts[0][1][3], xlo, xhi
+
+
+def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, with_upper, costs, want):
+    """One call of a scoring kernel (see :func:`_run_kernel`)."""
     codes, starts, lengths, n_topics, unjudged = col_arrays
     ispec, fspec, tabs = _specs(metrics)
     ccodes, clo_costs, chi_costs = costs
@@ -319,9 +346,8 @@ def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_u
     chi = np.zeros((len(cspec), len(starts)))
     shape = (len(metrics), len(starts), K.N_X) if want else (1, 1, K.N_X)
     xlo, xhi = np.zeros(shape), np.zeros(shape)
-    K.score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
-                  tabs, ccodes, clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, xlo, xhi,
-                  clo, chi)
+    kernel(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap, tabs, ccodes,
+           clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, xlo, xhi, clo, chi)
     return lo, hi, clo, chi, xlo, xhi
 
 
@@ -491,6 +517,11 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
             for j, i in enumerate(plan.cw):
                 if resolved[i].normalize == "ideal":
                     values[i], residuals[i] = _normalised(values[i], residuals[i], plan.ideal[j], labels[i])
+    for i, m in enumerate(resolved):
+        if isinstance(m, Metric) and m.browsing.code == K.ADAPTIVE and not np.isfinite(values[i]).all():
+            raise ValueError(f"{labels[i]}: the function of the adaptive model {type(m.browsing).__name__} returned "
+                             f"a continuation probability outside [0, 1] (or NaN) on some ranking; C(i) must lie in "
+                             f"[0, 1] for every rank, gain and parameter value")
     return Evaluation(
         metrics=tuple(resolved),
         requested=tuple(parsed),

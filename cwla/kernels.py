@@ -16,6 +16,7 @@ The kernels assume validated input; the Python wrappers in
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 from numba import literally, prange
@@ -29,7 +30,7 @@ from .counting import C_CODE, C_K, C_LEVEL, count_ranking
 PRECISION, DCG, RBP, INST, AP, ERR = (CODES[n] for n in ("Precision", "DCG", "RBP", "INST", "AP", "ERR"))
 RR, INSQ, NERR8, NERR9, NERR10, NERR11 = (CODES[n] for n in ("RR", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11"))
 BPM, TBG, U, IFT_GOAL, IFT_RATE, IFT = (CODES[n] for n in ("BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT"))
-SET, NPV, TABULATED = (CODES[n] for n in ("SET", "NPV", "Tabulated"))
+SET, NPV, TABULATED, ADAPTIVE = (CODES[n] for n in ("SET", "NPV", "Tabulated", "Adaptive"))
 # aggregation codes (cwla.aggregations)
 A_ERG, A_ETG, A_AVG, A_MAX, A_FIN, A_PE, A_ERR = (AGGREGATIONS[n].code for n in AGGREGATIONS)
 # columns of the integer metric spec (depth -1: "all", H = the ranking's length, at least Precision's/DCG's k)
@@ -80,8 +81,17 @@ def _continuation(model, mp, i, r, cg, c, cc, tab):
         return _set_weight(i + 1.0, mp[0]) / _set_weight(float(i), mp[0]) if i < mp[1] else 0.0
     if model == NPV:
         return 1.0 / (1.0 + mp[0])
+    if model == ADAPTIVE:  # a user's function (kernel_for); NaN where it leaves [0, 1], for evaluate to report
+        C = adaptive_continuation(i, r, cg, mp)
+        return C if 0.0 <= C <= 1.0 else math.nan
     # TABULATED
     return tab[i - 1] if i <= mp[0] else 0.0
+
+
+@jit()
+def adaptive_continuation(i, r, cg, mp):
+    """The adaptive model's C(i) in the cached kernel, which never scores one (see :func:`kernel_for`)."""
+    return math.nan
 
 
 @jit()
@@ -338,3 +348,31 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
                                               cspec[q, C_CODE], cspec[q, C_K], cpar[q], True)
             else:
                 cout_hi[q, c] = lo
+
+
+_ADAPTIVE_KERNELS: dict = {}
+
+
+def kernel_for(function):
+    """:func:`score_cells` with ``function(i, r, cg, params)`` as the adaptive models' C(i).
+
+    The same source, compiled again with ``adaptive_continuation`` bound to ``function`` (and the functions on
+    the way to it: :func:`_continuation`, :func:`score_ranking`, :func:`_score_metric`); not cached on disk
+    (a user's function has no stable identity across processes), once per function and process. None: the
+    cached kernel."""
+    if function is None:
+        return score_cells
+    if function not in _ADAPTIVE_KERNELS:
+        scope = dict(globals())
+        scope["adaptive_continuation"] = function
+
+        def rebound(dispatcher, parallel=False):
+            f = dispatcher.py_func
+            copy = types.FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__)
+            copy.__qualname__ = f.__qualname__ + "_adaptive"
+            return jit(parallel=parallel, cache=False)(copy)
+
+        for name in ("_continuation", "score_ranking", "_score_metric"):
+            scope[name] = rebound(globals()[name])
+        _ADAPTIVE_KERNELS[function] = rebound(score_cells, parallel=True)
+    return _ADAPTIVE_KERNELS[function]

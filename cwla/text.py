@@ -70,7 +70,8 @@ from __future__ import annotations
 import re
 
 from .aggregations import AGGREGATIONS, ERG, ETG, ERRAgg, Max
-from .browsing import AP, BROWSING_MODELS, DCG, ERR, INST, MODELS, RBP, TABLES, Precision, Tabulated, tabulated
+from .browsing import (AP, BROWSING_MODELS, DCG, ERR, INST, MODELS, RBP, TABLES, USER_MODELS, Precision, Tabulated,
+                       tabulated)
 from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec,
                        SetAP, SetF, SetP)
 from .errors import MetricSyntaxError
@@ -261,9 +262,10 @@ def _tabulated(parser, tok, args):
 
 
 def _model(parser, tok, args):
-    cls = MODELS.get(tok[1]) or _MODEL_ALIASES.get(tok[1].lower())
+    cls = MODELS.get(tok[1]) or USER_MODELS.get(tok[1]) or _MODEL_ALIASES.get(tok[1].lower())
     if cls is None:
-        parser.fail(f"unknown browsing model {tok[1]!r} (accepted: {', '.join(MODELS)})", tok[2])
+        parser.fail(f"unknown browsing model {tok[1]!r} (accepted: {', '.join(list(MODELS) + list(USER_MODELS))})",
+                    tok[2])
     if cls is Tabulated:
         return _tabulated(parser, tok, args)
     return _build(parser, cls, args, tok, _declared(cls))

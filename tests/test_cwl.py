@@ -1,6 +1,6 @@
 """cwl_eval's measures and outputs: ``cwla cwl`` against cwl_eval's own fixtures, the DL19 mini set's
 cwl_eval reference outputs, and cwl-eval itself on generated data (skipped without it); costs and the
-expected cost, total cost and depth; tabulated (user-defined) models."""
+expected cost, total cost and depth."""
 
 import contextlib
 import io
@@ -241,57 +241,3 @@ def test_costs_drive_the_cost_based_models():
     lo = cwla.evaluate(qrels, run, [metric], gain="binary:1", costs=dear).values[0, 0, 0]
     hi = cwla.evaluate(qrels, run, [metric], gain="binary:1", costs=cheap).values[0, 0, 0]
     assert lo == 1.0 and hi == 2.0  # one document (cost 3 >= K), or all four at 0.5 (a and c relevant)
-
-
-# ---------------------------------------------------------------------------
-# tabulated models
-# ---------------------------------------------------------------------------
-
-def test_tabulated_c_equal_to_rbp_gives_rbp_exactly(mini):
-    qrels, runs, _ = mini
-    p, H = 0.8, 100
-    tab = cwla.tabulated(C=[p] * H)
-    ev = cwla.evaluate(qrels, runs, [cwla.Metric(tab, cwla.ERG(), depth=H), cwla.Metric(cwla.RBP(p), cwla.ERG(), depth=H),
-                                     cwla.Metric(tab, cwla.PE(), depth=H), cwla.Metric(cwla.RBP(p), cwla.PE(), depth=H)])
-    assert np.array_equal(ev.values[0], ev.values[1]) and np.array_equal(ev.values[2], ev.values[3])
-    assert np.array_equal(ev.residuals[0], ev.residuals[1])
-
-
-def test_tabulated_w_equal_to_dcgs_weights_gives_dcg(mini):
-    qrels, runs, _ = mini
-    k = 10
-    w = [1 / math.log2(i + 1) for i in range(1, k + 1)]
-    metrics = {"tab": cwla.Metric(cwla.tabulated(W=w), cwla.ETG(), cutoff=k, normalize="ideal"),
-               "dcg": cwla.Metric(cwla.DCG(k), cwla.ETG(), cutoff=k, normalize="ideal")}
-    ev = cwla.evaluate(qrels, runs, metrics)
-    np.testing.assert_allclose(ev.values[0], ev.values[1], rtol=1e-12, atol=1e-15)
-    assert ev.values[0].mean() > 0.3
-
-
-def test_tabulated_models_print_parse_and_register():
-    m = cwla.parse_metric("Tabulated(C={1:0.9, 2:0.5})+ERG")
-    assert m.browsing == cwla.tabulated(C=[0.9, 0.5]) and cwla.parse_metric(str(m)) == m
-    w = cwla.parse_metric("Tabulated(W={1:2, 2:1, 3:1})+ETG").browsing
-    assert w.continuation == (0.5, 1.0, 0.0)
-    clicks = cwla.register_table("clicks_test", C=[0.7, 0.6, 0.2])
-    parsed = cwla.parse_metric("Tabulated(name=clicks_test)+ERG")
-    assert parsed.browsing == clicks and str(parsed) == "Tabulated(name=clicks_test)+ERG"
-    for text, problem in [("Tabulated(C={1:1.5})+ERG", "C(1) of a tabulated model must be in [0, 1]"),
-                          ("Tabulated(W={1:1, 2:2})+ERG", "W of a tabulated model must not increase"),
-                          ("Tabulated(C={1:0.5, 3:0.5})+ERG", "ranks must be 1, 2, ..., n without gaps"),
-                          ("Tabulated(name=nope)+ERG", "no tabulated model is registered as 'nope'")]:
-        with pytest.raises(cwla.MetricSyntaxError, match=re.escape(problem)):
-            cwla.parse_metric(text)
-
-
-def test_random_tabulated_models_keep_the_invariants():
-    from hypothesis import given, settings
-
-    from cwla.testing import aggregations, check_invariants, collections, tabulated_models
-
-    @settings(max_examples=40, deadline=None)
-    @given(tabulated_models(), aggregations(), collections())
-    def check(model, aggregation, data):
-        check_invariants(cwla.Metric(model, aggregation), *data)
-
-    check()
