@@ -372,10 +372,9 @@ def register_model(name: str, function, params=None, *, formula: str = "", refer
 #: Chen & Sakai's six models, in their order (the grid's rows)
 BROWSING_MODELS = {"Precision": Precision, "DCG": DCG, "RBP": RBP, "INST": INST, "AP": AP, "ERR": ERR}
 
-#: every built-in browsing model, by name (the parser's table)
-MODELS = MappingProxyType({cls.__name__: cls for cls in (
-    Precision, DCG, RBP, INST, AP, ERR, RR, INSQ, NERR8, NERR9, NERR10, NERR11, BPM, TBG, U, IFTGoal, IFTRate, IFT,
-    SET, NPV, Tabulated)})
+#: every built-in browsing model, by name, in declaration order (the parser's table): every class declared
+#: in this module (an adaptive model a user registers is in USER_MODELS instead)
+MODELS = MappingProxyType({cls.__name__: cls for cls in BrowsingModel.__subclasses__() if cls is not AdaptiveModel})
 
 #: model name -> kernel code (cwla.kernels reads its constants from here)
 CODES = MappingProxyType({**{name: cls.code for name, cls in MODELS.items()}, "Adaptive": ADAPTIVE_CODE})
