@@ -139,6 +139,13 @@ def declare(base, name: str, code: int, params=(), *, formula: str, reference: s
     canonical text ``TEXT(p=v, ...)`` (just ``TEXT`` without parameters; ``text`` defaults to ``name``)."""
     params = tuple(params)
     text = text or name
+    reserved = {"name", "code", "params", "declared", "formula", "reference"} | set(class_vars) | \
+        {n for k in base.__mro__ for n in vars(k)}
+    clash = [p.name for p in params if p.name in reserved or p.name.startswith("_")]
+    if clash:
+        raise ValueError(f"{text}: a parameter may not be named {clash[0]!r} (reserved: "
+                         f"{', '.join(sorted(n for n in reserved if not n.startswith('_')))}, and names starting "
+                         f"with _)")
 
     def field(p):
         def validate(instance, attribute, value, p=p):

@@ -143,7 +143,7 @@ U = declare(
     formula="max(0, 1 - cc(i) / L) / (1 - cc(i-1) / L): V(i) = max(0, 1 - cc(i-1) / L)",
     reference="Sakai & Dou 2013 (SIGIR), the U-measure",
     doc="U-measure: the user's attention falls linearly with the text read, to 0 at L. cwl_eval also sets "
-        "W(H) = 0 at its depth H (only visible where L exceeds the cost of the first H - 1 documents).")
+        "W(H) = 0 at its depth H: its U is this one at depth H - 1 with stop=true (what cwla cwl computes).")
 _GOAL = [Param("T", "float", 2.0, sample=(0.0, 4.0), doc="the goal (gain wanted)"),
          Param("b1", "float", 0.9, 0.0, 1e100, sample=(0.0, 3.0), doc="intercept"),
          Param("R1", "float", 10.0, 0.0, 1e100, sample=(0.0, 20.0), doc="rationality")]

@@ -6,7 +6,8 @@ results file:
 * EU = sum_{i<=H} W(i) r_i, W(i) = V(i) / E: the model with ERG and ``stop=true`` (the users who go on
   past H keep cg(H));
 * ETU = sum_{i<=H} L(i) cg(i): the model with ETG and ``stop=false`` (the mass past H is dropped), except
-  for the models whose continuation cwl_eval ends with C(H) = 0 (TBG, U, AP: ``stop=true``);
+  for the models whose continuation cwl_eval ends with C(H) = 0 (TBG, U, AP: ``stop=true``); cwl_eval's U
+  also gives rank H no weight (W(H) = 0): it is U at depth H - 1;
 * EC = sum W(i) c_i, ETC = sum L(i) cc(i) and ED = E (:attr:`cwla.Evaluation.expected`), with costs per
   element type (the results file's second column; cwl_eval's cost file), 1 where none is given;
 * with ``-r``, the residuals: unjudged documents and the positions past the ranking up to H at gain 1
@@ -17,6 +18,13 @@ of the results file (a topic the gain file does not judge has every document unj
 from the gain file as they are (in [0, 1]). :data:`CWL_MEASURES` maps each of its metric classes to a
 cwla browsing model; ``TrAPCWLMetric`` is not among them: its W does not sum to 1 and its C exceeds 1, so
 it is no C/W/L model.
+
+Where ``cwla cwl`` differs from ``cwl-eval`` on purpose: a docno twice in one topic of the results file, or
+twice in the gain file, is an error naming the line (cwl_eval scores the document twice / keeps the last
+gain); a topic whose lines are not contiguous is one ranking, printed once (cwl_eval scores and prints each
+block apart); ``-b`` (BibTeX), ``--max_gain`` and ``--min_gain`` are not offered (gains lie in [0, 1], unjudged
+documents count 1 in the residuals). Numbers that cwl_eval sums in another order may differ in the last
+printed digit where they fall on a rounding boundary, and its zeros from float noise print as ``-0.0000``.
 """
 
 from __future__ import annotations
@@ -45,14 +53,16 @@ CWL_RESIDUAL_HEADER = CWL_HEADER + "\tResEU\tResETU\tResEC\tResETC\tResED"
 @attrs.frozen
 class _Class:
     """One cwl_eval metric class: its parameters and defaults, the name it prints (a ``str.format`` pattern
-    over the parameters as cwl_eval holds them: ints stay ints), the cwla model, and whether cwl_eval's
-    continuation ends with C(H) = 0 (then ETU keeps ``stop=true``)."""
+    over the parameters as cwl_eval holds them: ints stay ints), the cwla model, whether cwl_eval's
+    continuation ends with C(H) = 0 (then ETU keeps ``stop=true``), and whether cwl_eval also gives rank H
+    no weight (U: W(H) = 0, so its user stops at H - 1)."""
 
     params: tuple
     defaults: tuple
     name: str
     model: object
     stops: bool = False
+    short: bool = False
 
 
 def _bpm_dynamic(T, K, hb, hc, gain_med):
@@ -77,7 +87,7 @@ CWL_MEASURES = {
     "BPMDCWLMetric": _Class(("T", "K", "hb", "hc", "gain_med"), (1, 10, 1.0, 1.0, 0.5),
                             "BPM-Dynamic-T={T}-K={K}-hb={hb}-hc={hc}", _bpm_dynamic),
     "TBGCWLMetric": _Class(("halflife",), (224,), "TBG-H@{halflife} ", lambda halflife: TBG(halflife), stops=True),
-    "UMeasureCWLMetric": _Class(("L",), (1000,), "U-L@{L} ", lambda L: U(L), stops=True),
+    "UMeasureCWLMetric": _Class(("L",), (1000,), "U-L@{L} ", lambda L: U(L), stops=True, short=True),
     "IFTGoalCWLMetric": _Class(("T", "b1", "R1"), (None, None, None), "IFT-C1-T={T}-b1={b1}-R1={R1}",
                                lambda T, b1, R1: IFTGoal(T, b1, R1)),
     "IFTRateCWLMetric": _Class(("A", "b2", "R2"), (None, None, None), "IFT-C2-A={A}-b2={b2}-R2={R2}",
@@ -142,6 +152,11 @@ def parse_cwl_metric(text: str, depth: int = 1000, where: str = "") -> CwlMeasur
     except (TypeError, ValueError) as err:
         raise InputError(f"{at}{m.group('cls')}: {err}") from None
     gain = Linear(1.0)
+    if cls.short:
+        if depth < 2:
+            raise InputError(f"{at}{m.group('cls')} needs a depth of at least 2 (cwl_eval gives rank H no weight "
+                             f"and divides by zero at depth 1)")
+        depth -= 1
     eu = Metric(model, ERG(), gain=gain, depth=depth, stop=True)
     etu = Metric(model, ETG(), gain=gain, depth=depth, stop=cls.stops)
     return CwlMeasure(text.strip(), cls.name.format(**args), eu, etu)

@@ -351,7 +351,7 @@ def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, wi
     return lo, hi, clo, chi, xlo, xhi
 
 
-def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
+def _ideal_scores(col: Collection, metrics, glo, ghi, relsum, max_cost: float = 1.0) -> np.ndarray:
     """(n_metrics, n_topics) score of each metric on each topic's ideal ranking
     (the judged documents of positive gain by gain descending, same cutoff, depth and stop).
 
@@ -376,8 +376,9 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum) -> np.ndarray:
         lengths = np.bincount(col.count_topic[entries], weights=col.count[entries], minlength=n_t).astype(np.int64)
         starts = cell_starts(lengths)
         sub = [metrics[i] for i in rows]
+        uniform = (UNIT_COSTS[0], np.array([float(max_cost)]), np.array([float(max_cost)]))  # every document
         lo = _run_kernel((codes, starts, lengths, n_t, col.unjudged_code), sub, glo[rows], ghi[rows],
-                         relsum[rows], with_upper=False)[0]
+                         relsum[rows], with_upper=False, costs=uniform)[0]
         ideal[rows] = lo
     return ideal
 
@@ -488,12 +489,17 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     for m, label in zip(resolved, labels):
         m.warn_if_constant(label, stacklevel=3)
         m.warn_if_truncated(label, stacklevel=3)
+        if costs is not None and isinstance(m, Metric) and m.normalize == "ideal" and m.browsing.uses_costs:
+            raise ValueError(f"{label}: ideal normalisation of a cost-based model needs the costs of the ideal "
+                             f"ranking's documents, which per-document costs do not give (cwla's ideal ranking is "
+                             f"made of grades); use normalize=none, or no costs (every document then costs "
+                             f"max_cost)")
 
     plans, parts = None, []
     for col in _collections(qrels, runs, order, ties, workers, cost_judgements):
         if max_docs is not None:
             col = col.truncated(max_docs)
-        plans = plans or _plans(col, resolved, labels)  # the qrels' side: the same for every part
+        plans = plans or _plans(col, resolved, labels, max_cost)  # the qrels' side: the same for every part
         parts.append((col, _scores(col, resolved, plans, (max_cost, min_cost), want)))
     values = np.concatenate([p[0] for _, p in parts], axis=1)
     uppers = np.concatenate([p[1] for _, p in parts], axis=1)
@@ -511,17 +517,13 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
     for i, m in enumerate(resolved):
         if isinstance(m, Metric):
             values[i][absent] = 0.0
+    _check_adaptive(resolved, labels, values, uppers, x_lo, x_hi)
     residuals = uppers - values  # before the normalisation: (upper - value) / ideal keeps its digits
     for plan in plans:
         if plan.ideal is not None:
             for j, i in enumerate(plan.cw):
                 if resolved[i].normalize == "ideal":
                     values[i], residuals[i] = _normalised(values[i], residuals[i], plan.ideal[j], labels[i])
-    for i, m in enumerate(resolved):
-        if isinstance(m, Metric) and m.browsing.code == K.ADAPTIVE and not np.isfinite(values[i]).all():
-            raise ValueError(f"{labels[i]}: the function of the adaptive model {type(m.browsing).__name__} returned "
-                             f"a continuation probability outside [0, 1] (or NaN) on some ranking; C(i) must lie in "
-                             f"[0, 1] for every rank, gain and parameter value")
     return Evaluation(
         metrics=tuple(resolved),
         requested=tuple(parsed),
@@ -535,6 +537,19 @@ def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, 
         expected=x_lo,
         expected_residuals=None if x_lo is None else x_hi - x_lo,
     )
+
+
+def _check_adaptive(resolved, labels, *arrays) -> None:
+    """An adaptive model's function left [0, 1] (the kernel made its scores NaN): say which, before the
+    ideal normalisation could hide it."""
+    for i, m in enumerate(resolved):
+        if isinstance(m, Metric) and m.browsing.code == K.ADAPTIVE:
+            rows = [a[i] if a.ndim == 3 else a[:, i] for a in arrays if a is not None]
+            if not all(np.isfinite(r).all() for r in rows):
+                raise ValueError(f"{labels[i]}: the function of the adaptive model {type(m.browsing).__name__} "
+                                 f"returned a continuation probability outside [0, 1] (or NaN) on some ranking "
+                                 f"(with the unjudged documents at gain 0 or, for the residual, at 1); C(i) must "
+                                 f"lie in [0, 1] for every rank, gain and parameter value")
 
 
 @attrs.frozen
@@ -553,7 +568,7 @@ class _Plan:
     ideal: np.ndarray | None
 
 
-def _plans(col: Collection, resolved, labels) -> list:
+def _plans(col: Collection, resolved, labels, max_cost: float = 1.0) -> list:
     """The :class:`_Plan` of each group of metrics (warnings about the qrels said once here)."""
     plans = []
     for only_judged in (False, True):
@@ -567,7 +582,8 @@ def _plans(col: Collection, resolved, labels) -> list:
         relsum = col.judged_sums(glo[:, : len(col.grades)])  # (n_metrics, n_topics)
         tables = _level_tables([resolved[i] for i in counting], col)
         _warn_if_nothing_relevant([resolved[i] for i in counting], [labels[i] for i in counting], col)
-        ideal = _ideal_scores(col, cw_metrics, glo, ghi, relsum) if any(m.normalize == "ideal" for m in cw_metrics) \
+        ideal = _ideal_scores(col, cw_metrics, glo, ghi, relsum, max_cost) \
+            if any(m.normalize == "ideal" for m in cw_metrics) \
             else None
         plans.append(_Plan(only_judged, cw, counting, glo, ghi, relsum, tables, ideal))
     return plans

@@ -264,9 +264,10 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
                 exact = False
                 break
     if exact and with_upper and costs and cunknown_lo != cunknown_hi:
-        # unknown costs differ between the bounds: exact only if every document's cost is known
-        if ccodes.shape[0] == 0:
-            exact = n == 0
+        # unknown (and padded) costs differ between the bounds: exact only without padding and with every
+        # document's cost known
+        if n < H or (ccodes.shape[0] == 0 and n > 0):
+            exact = False
         else:
             for i in range(n):
                 if ccodes[start + i] == clo.shape[0] - 1:

@@ -94,7 +94,7 @@ GENERATED_METRICS = [
     "NERReq10CWLMetric(0.8)", "NERReq11CWLMetric(2.0)", "BPMCWLMetric(1.5,12)", "BPMCWLMetric(1000,9.5)",
     "BPMDCWLMetric(1.2,10,0.7,1.0,0.4)", "BPMDCWLMetric(2,6)", "TBGCWLMetric(5)", "UMeasureCWLMetric(15)",
     "IFTGoalCWLMetric(1.5, 0.9, 3)", "IFTRateCWLMetric(0.3, 0.8, 5)", "IFTGoalRateCWLMetric(2.0,0.9,4, 0.2,0.9,6)",
-    "SETCWLMetric(0.6,8)", "NPVCWLMetric(0.25)",
+    "SETCWLMetric(0.6,8)", "NPVCWLMetric(0.25)", "UMeasureCWLMetric(1000)", "UMeasureCWLMetric(20)",
 ]
 
 
@@ -119,17 +119,21 @@ def _generated(tmp_path, seed):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("costs", [False, True])
-def test_every_cwl_measure_matches_cwl_eval_on_generated_data(tmp_path, seed, costs):
+@pytest.mark.parametrize("costs, depth", [(False, 1000), (True, 1000), (True, 10)])
+def test_every_cwl_measure_matches_cwl_eval_on_generated_data(tmp_path, seed, costs, depth):
+    """Every cwl_eval class; rankings of 1-24 documents, some unjudged, one topic without gains; with costs
+    per element type (one type without a cost) and max_cost / min_cost; at cwl_eval's depth 1000 and at
+    depth 10 (shorter than some rankings: U's W(H) = 0 shows)."""
     command = _cwl_eval_command()
     if command is None:
         pytest.skip("cwl-eval is not installed (pip install cwl-eval==1.0.12)")
     d = _generated(tmp_path, seed)
     extra = ["-c", str(d / "costs"), "--max_cost", "3", "--min_cost", "0.5"] if costs else []
-    done = subprocess.run(command + [str(d / "gains"), str(d / "results"), "-m", str(d / "metrics"), "-n", "-r"]
-                          + extra, capture_output=True, text=True, cwd=tmp_path, check=True)
+    done = subprocess.run(command + [str(d / "gains"), str(d / "results"), "-m", str(d / "metrics"), "-n", "-r",
+                                     "--max_depth", str(depth)] + extra,
+                          capture_output=True, text=True, cwd=tmp_path, check=True)
     expected = pd.read_csv(io.StringIO(done.stdout), sep="\t", dtype={"Topic": str})
-    got = cwl_frame(d / "gains", d / "results", d / "metrics", d / "costs" if costs else None,
+    got = cwl_frame(d / "gains", d / "results", d / "metrics", d / "costs" if costs else None, max_depth=depth,
                     max_cost=3.0 if costs else 1.0, min_cost=0.5 if costs else 1.0)
     assert len(got) == len(expected) == 6 * len(GENERATED_METRICS)
     assert (got["Topic"] == expected["Topic"]).all() and (got["Metric"] == expected["Metric"]).all()
@@ -224,6 +228,28 @@ def test_expectations_are_off_unless_asked_and_need_positive_costs():
         cwla.evaluate(qrels, run, ["RBP(p=0.5)+ERG"], costs=bad)
     with pytest.raises(ValueError, match="'max_cost' parameter of evaluate must be a finite number > 0"):
         cwla.evaluate(qrels, run, ["RBP(p=0.5)+ERG"], max_cost=-1)
+
+
+def test_cost_residuals_of_padded_positions_do_not_depend_on_judgements():
+    """Precision(k=5) under depth=all pads the ranking to k: those positions cost max_cost in the score and
+    min_cost in the upper bound, judged documents or not."""
+    qrels, run = _one_topic()
+    costs = pd.DataFrame({"topic": "q", "docno": ["a", "b", "c", "u"], "grade": [1.0] * 4})
+    judged = run[run.docno != "u"]
+    for r in (judged, run):
+        ev = cwla.evaluate(qrels, r, ["Precision(k=6)+ERG[depth=all]"], costs=costs, max_cost=2.0, min_cost=0.5)
+        padded = 6 - len(r)
+        assert ev.expected_residuals[0, 0, 0, 0] == pytest.approx(-1.5 * padded / 6)  # EC: W = 1/6 each
+
+
+def test_ideal_normalisation_of_cost_models_uses_the_uniform_cost_and_refuses_per_document_costs():
+    qrels = pd.DataFrame({"topic": "q", "docno": ["a", "b"], "grade": [1.0, 1.0]})
+    ideal_run = pd.DataFrame({"topic": "q", "docno": ["a", "b"], "score": [2.0, 1.0]})
+    ev = cwla.evaluate(qrels, ideal_run, ["TBG(H=1)+ETG[normalize=ideal]"], max_cost=3.0, min_cost=3.0)
+    assert ev.values[0, 0, 0] == pytest.approx(1.0)
+    costs = pd.DataFrame({"topic": "q", "docno": ["a", "b"], "grade": [0.5, 0.5]})
+    with pytest.raises(ValueError, match="ideal normalisation of a cost-based model"):
+        cwla.evaluate(qrels, ideal_run, ["TBG(H=1)+ETG[normalize=ideal]"], costs=costs)
 
 
 def test_tbg_with_unit_costs_is_rbp():

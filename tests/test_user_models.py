@@ -5,6 +5,7 @@ import math
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 
@@ -110,6 +111,21 @@ def test_an_adaptive_function_leaving_the_unit_interval_is_an_error():
     qrels, runs = cwla.synthetic.collection(seed=1, n_topics=3, n_runs=2)
     with pytest.raises(ValueError, match="returned a continuation probability outside \\[0, 1\\]"):
         cwla.evaluate(qrels, runs, ["TooFar+ERG"])
+
+
+def test_an_adaptive_function_failing_only_in_the_upper_bound_or_under_normalisation_is_an_error():
+    cwla.register_model("HighGain", lambda i, r, cg, p: 0.5 if r < 1.0 else 2.0)  # C > 1 at gain 1 only
+    qrels = pd.DataFrame({"topic": "q", "docno": ["a", "b"], "grade": [1.0, 0.0]})
+    run = pd.DataFrame({"topic": "q", "docno": ["b", "u"], "score": [2.0, 1.0]})  # u unjudged: 1 in the bound
+    for metric in ("HighGain+ERG", "HighGain+ERG[normalize=ideal]"):
+        with pytest.raises(ValueError, match="returned a continuation probability outside"):
+            cwla.evaluate(qrels, run, [metric], gain="linear(gmax=1)")
+
+
+def test_a_parameter_may_not_shadow_what_the_kernel_reads():
+    for name in ("code", "name", "params", "function", "gain_free", "_x"):
+        with pytest.raises(ValueError, match=f"a parameter may not be named '{name}'"):
+            cwla.register_model("Shadow", _inst, {name: 0.5})
 
 
 def test_adaptive_models_keep_the_invariants(my_inst):
