@@ -19,7 +19,7 @@ import math
 import types
 
 import numpy as np
-from numba import literally, prange
+from numba import prange
 
 from ._numba import jit
 from .aggregations import AGGREGATIONS
@@ -95,8 +95,7 @@ def adaptive_continuation(i, r, cg, mp):
 
 
 @jit()
-def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S, tab, ccodes, ctable, cpad,
-                  costs, out):
+def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S, tab, ccodes, ctable, cpad, out):
     """Score one ranking under one metric.
 
     Parameters
@@ -122,19 +121,15 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S,
     ccodes, ctable, cpad : int32 array, float64 array, float
         Cost of each document: ``ctable[ccodes[start + i - 1]]`` (``ccodes`` empty: ``ctable[-1]`` for every
         document), ``cpad`` for the positions n+1..H.
-    costs : bool
-        Compute the costs: the model uses them, or ``out`` is wanted.
     out : float64 array of length N_X
-        Receives EC = sum W(i) c_i, ETC = sum L(i) cc(i) and ED = E (``costs`` False: EC and ETC are not
-        computed).
+        Receives EC = sum W(i) c_i, ETC = sum L(i) cc(i) and ED = E (EC and ETC only in
+        :func:`score_ranking_costs`).
 
     Returns
     -------
     (score, rsum) : the score before AP's R_ret/R factor, and sum_{i<=H} r_i.
     """
-    # compiled once with costs and once without (numba prunes the cost branches from the second: the
-    # metrics that need no cost pay nothing for them)
-    literally(costs)
+    costs = WITH_COSTS  # a compile-time constant: False here, True in score_ranking_costs
     rsum = 0.0
     if model == AP:
         # S[i-1] = S(i) = sum_{i<=j<=H} r_j / j, S[H] = S(H+1) = 0
@@ -222,6 +217,22 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S,
     return total, rsum
 
 
+def _variant(dispatcher, name, scope, parallel=False, cache=True, **constants):
+    """``dispatcher``'s source compiled again as ``name``, reading its globals from ``scope`` with ``constants``
+    set (numba freezes global values at compile time: a constant's dead branches are compiled out)."""
+    f = dispatcher.py_func
+    scope = dict(scope, **constants)
+    copy = types.FunctionType(f.__code__, scope, name, f.__defaults__, f.__closure__)
+    copy.__qualname__ = name
+    return jit(parallel=parallel, cache=cache)(copy)
+
+
+#: score_ranking computes the costs (and EC, ETC) where this is True: only in score_ranking_costs
+WITH_COSTS = False
+#: score_ranking with the costs: for the cost-based models and when EC / ETC are wanted
+score_ranking_costs = _variant(score_ranking, "score_ranking_costs", globals(), WITH_COSTS=True)
+
+
 @jit()
 def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum, S, with_upper, tab, ccodes,
                   clo, chi, want, xlo, xhi):
@@ -252,11 +263,11 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
         n = H
     cunknown_lo, cunknown_hi = clo[clo.shape[0] - 1], chi[chi.shape[0] - 1]
     if costs:
-        lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mp, agg, apar, S, tab, ccodes, clo,
-                                cunknown_lo, True, xlo)
+        lo, rlo = score_ranking_costs(codes, start, n, glo, 0.0, H, stop, model, mp, agg, apar, S, tab, ccodes, clo,
+                                      cunknown_lo, xlo)
     else:
         lo, rlo = score_ranking(codes, start, n, glo, 0.0, H, stop, model, mp, agg, apar, S, tab, ccodes, clo,
-                                cunknown_lo, False, xlo)
+                                cunknown_lo, xlo)
     exact = n == H or pad_hi == 0.0 or not with_upper
     if exact and with_upper:
         for i in range(n):
@@ -275,14 +286,15 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
                     break
     if exact:
         hi, rhi = lo, rlo
-        xhi[:] = xlo
+        if want:
+            xhi[:] = xlo
     else:
         if costs:
-            hi, rhi = score_ranking(codes, start, n, ghi, pad_hi, H, stop, model, mp, agg, apar, S, tab, ccodes,
-                                    chi, cunknown_hi, True, xhi)
+            hi, rhi = score_ranking_costs(codes, start, n, ghi, pad_hi, H, stop, model, mp, agg, apar, S, tab,
+                                          ccodes, chi, cunknown_hi, xhi)
         else:
             hi, rhi = score_ranking(codes, start, n, ghi, pad_hi, H, stop, model, mp, agg, apar, S, tab, ccodes,
-                                    chi, cunknown_hi, False, xhi)
+                                    chi, cunknown_hi, xhi)
     if model == AP and mp[0] != 0.0:
         # users who look for an unretrieved relevant document gain nothing: times R_ret / R;
         # in the upper bound the unjudged and padded documents join the relevant ones
@@ -364,16 +376,13 @@ def kernel_for(function):
     if function is None:
         return score_cells
     if function not in _ADAPTIVE_KERNELS:
-        scope = dict(globals())
-        scope["adaptive_continuation"] = function
-
-        def rebound(dispatcher, parallel=False):
-            f = dispatcher.py_func
-            copy = types.FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__)
-            copy.__qualname__ = f.__qualname__ + "_adaptive"
-            return jit(parallel=parallel, cache=False)(copy)
-
-        for name in ("_continuation", "score_ranking", "_score_metric"):
-            scope[name] = rebound(globals()[name])
-        _ADAPTIVE_KERNELS[function] = rebound(score_cells, parallel=True)
+        scope = dict(globals(), adaptive_continuation=function)
+        suffix = f"_adaptive_{len(_ADAPTIVE_KERNELS)}"
+        scope["_continuation"] = _variant(_continuation, "_continuation" + suffix, scope, cache=False)
+        scope["score_ranking"] = _variant(score_ranking, "score_ranking" + suffix, scope, cache=False)
+        scope["score_ranking_costs"] = _variant(score_ranking, "score_ranking_costs" + suffix, scope, cache=False,
+                                                WITH_COSTS=True)
+        scope["_score_metric"] = _variant(_score_metric, "_score_metric" + suffix, scope, cache=False)
+        _ADAPTIVE_KERNELS[function] = _variant(score_cells, "score_cells" + suffix, scope, parallel=True,
+                                               cache=False)
     return _ADAPTIVE_KERNELS[function]
