@@ -11,13 +11,9 @@ import numbers
 
 import attrs
 
+from .gains import _fmt as fmt
+
 __all__ = ["Param", "declare", "strict_int"]
-
-
-def fmt(x: float) -> str:
-    """Shortest text that reads back as the same float (ints without '.0')."""
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
 def strict_int(value):

@@ -26,14 +26,12 @@ from types import MappingProxyType
 
 import attrs
 
-from ._declare import Param, declare, fmt, strict_int
+from ._declare import Param, declare, fmt
 
 __all__ = ["BrowsingModel", "Precision", "DCG", "RBP", "INST", "AP", "ERR", "RR", "INSQ", "NERR8", "NERR9",
            "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV", "Tabulated",
            "BROWSING_MODELS", "MODELS", "N_MODEL_PARAMS", "tabulated", "register_table", "TABLES",
            "AdaptiveModel", "register_model", "USER_MODELS"]
-
-_strict_int = strict_int  # the name other modules import
 
 #: the largest k of Precision@k and DCG@k (the kernels walk the ranking up to k; as the largest depth)
 MAX_K = 1_000_000
@@ -378,4 +376,5 @@ MODELS = MappingProxyType({cls.__name__: cls for cls in BrowsingModel.__subclass
 
 #: model name -> kernel code (cwla.kernels reads its constants from here)
 CODES = MappingProxyType({**{name: cls.code for name, cls in MODELS.items()}, "Adaptive": ADAPTIVE_CODE})
-assert len(set(CODES.values())) == len(CODES)  # noqa: S101 (a declaration error, found at import)
+if len(set(CODES.values())) != len(CODES):  # a declaration error, found at import
+    raise RuntimeError(f"cwla.browsing: two browsing models share a kernel code: {dict(CODES)}")

@@ -48,7 +48,7 @@ from typing import ClassVar
 import attrs
 
 from ._numba import jit
-from .browsing import _strict_int
+from ._declare import strict_int as _strict_int
 from .gains import _finite_float, _fmt
 
 __all__ = [

@@ -19,7 +19,8 @@ import warnings
 import attrs
 
 from .aggregations import Aggregation
-from .browsing import BrowsingModel, _strict_int
+from ._declare import strict_int as _strict_int
+from .browsing import BrowsingModel
 from .errors import ConstantMetricWarning, CwlaWarning
 from .gains import Binary, GainMap, Linear
 

@@ -124,21 +124,8 @@ def test_cwl_and_tabulated_models_match_naive(model):
 @pytest.mark.parametrize("model", list(MODELS))
 @pytest.mark.parametrize("agg", list(AGGS))
 def test_kernel_matches_naive(model, agg):
-    options = st.fixed_dictionaries({
-        "gain": gain_maps(3), "cutoff": st.none() | st.integers(1, 25), "depth": st.integers(1, 30) | st.just("all"),
-        "stop": st.booleans(), "normalize": st.sampled_from(["ideal", "none"]), "judged_only": st.booleans(),
-    })
-
-    @given(rankings(max_depth=25), MODELS[model](), AGGS[agg], options)
+    @given(rankings(max_depth=25), MODELS[model](), AGGS[agg], OPTIONS)
     def check(data, browsing, aggregation, opts):
-        ranking, judged = data
-        metric = cwla.Metric(browsing, aggregation, **opts)
-        qrels, run = naive.frames(ranking, judged)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", cwla.CwlaWarning)  # generated data: empty runs, all-zero gains
-            ev = cwla.evaluate(qrels, {"r": run}, [metric], order="file")
-        value, residual, scale = _naive(ev.metrics[0], ranking, judged, sorted(set(float(g) for g in judged)))
-        assert ev.values[0, 0, 0] == pytest.approx(value, rel=1e-9, abs=1e-12)
-        assert ev.residuals[0, 0, 0] == pytest.approx(residual, rel=1e-9, abs=1e-12 * max(1.0, scale))
+        _check_against_naive(*data, cwla.Metric(browsing, aggregation, **opts))
 
     check()
