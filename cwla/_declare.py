@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
 
 import attrs
 
@@ -16,7 +17,7 @@ from .gains import _fmt as fmt
 __all__ = ["Param", "declare", "strict_int"]
 
 
-def strict_int(value):
+def strict_int(value: object) -> int:
     """An int from an int or an integral float; a bool, a string or 2.5 is a TypeError."""
     if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
         raise TypeError(f"expected an integer, got {value!r}")
@@ -29,7 +30,7 @@ def strict_int(value):
     return int(value)
 
 
-def _strict_float(value):
+def _strict_float(value: object) -> float:
     if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
         raise TypeError(f"expected a number, got {value!r}")
     return float(value)
@@ -75,7 +76,13 @@ class Param:
             text = f"{what} in {'(' if self.lo_open else '['}{fmt(self.lo)}, {fmt(self.hi)}{')' if self.hi_open else ']'}"
         return text + (f" or {self.none}" if self.none else "")
 
-    def convert(self, value):
+    @property
+    def annotation(self) -> str:
+        """The field's type, as the generated ``__init__`` and the API reference show it."""
+        kind = {"int": "int", "float": "float", "choice": "str"}[self.kind]
+        return f"{kind} | None" if self.none else kind
+
+    def convert(self, value: object) -> object:
         if value is None and self.none:
             return None
         if isinstance(value, str) and self.none and value == self.none:
@@ -84,7 +91,7 @@ class Param:
             return value
         return strict_int(value) if self.kind == "int" else _strict_float(value)
 
-    def check(self, owner: str, value) -> None:
+    def check(self, owner: str, value: object) -> None:
         if value is None and self.none:
             return
         bad = ValueError(f"'{self.name}' of {owner} must be {self.describe()}: {value!r}")
@@ -98,7 +105,7 @@ class Param:
                 (self.hi_open and value == self.hi):
             raise bad
 
-    def kernel(self, value) -> float:
+    def kernel(self, value: object) -> float:
         """The float the kernel sees."""
         if value is None:
             return math.inf
@@ -106,14 +113,14 @@ class Param:
             return dict(self.choices)[value]
         return float(value)
 
-    def text(self, value) -> str:
+    def text(self, value: object) -> str:
         if value is None:
             return self.none
         if self.kind == "choice":
             return value
         return str(value) if self.kind == "int" else fmt(value)
 
-    def strategy(self):
+    def strategy(self) -> object:
         """A Hypothesis strategy of valid values."""
         from hypothesis import strategies as st
 
@@ -128,8 +135,8 @@ class Param:
         return st.one_of(st.none(), values) if self.none else values
 
 
-def declare(base, name: str, code: int, params=(), *, formula: str, reference: str = "", doc: str = "",
-            text: str | None = None, **class_vars):
+def declare(base: type, name: str, code: int, params: Iterable[Param] = (), *, formula: str, reference: str = "",
+            doc: str = "", text: str | None = None, **class_vars: object) -> type:
     """An attrs frozen subclass of ``base`` named ``name`` with one field per :class:`Param`, validated
     by it; ``code`` and ``class_vars`` become class variables, ``params`` the kernel's floats, ``str()`` the
     canonical text ``TEXT(p=v, ...)`` (just ``TEXT`` without parameters; ``text`` defaults to ``name``)."""
@@ -143,16 +150,20 @@ def declare(base, name: str, code: int, params=(), *, formula: str, reference: s
                          f"{', '.join(sorted(n for n in reserved if not n.startswith('_')))}, and names starting "
                          f"with _)")
 
-    def field(p):
-        def validate(instance, attribute, value, p=p):
+    def field(p: Param) -> object:
+        def validate(instance: object, attribute: object, value: object, p: Param = p) -> None:
             p.check(text, value)
 
-        return attrs.field(default=p.default, converter=p.convert, validator=validate)
+        def convert(value, p: Param = p):
+            return p.convert(value)
 
-    def kernel_params(self):
+        convert.__annotations__ = {"value": p.annotation, "return": p.annotation}  # what __init__ shows
+        return attrs.field(default=p.default, converter=convert, validator=validate)
+
+    def kernel_params(self: object) -> tuple[float, ...]:
         return tuple(p.kernel(getattr(self, p.name)) for p in params)
 
-    def to_text(self):
+    def to_text(self: object) -> str:
         if not params:
             return text
         return f"{text}({', '.join(f'{p.name}={p.text(getattr(self, p.name))}' for p in params)})"
@@ -167,9 +178,9 @@ def declare(base, name: str, code: int, params=(), *, formula: str, reference: s
         declared=params,
         formula=formula,
         reference=reference,
-        __annotations__={p.name: object for p in params},
+        __annotations__={p.name: p.annotation for p in params},
+        __module__=base.__module__,
+        __qualname__=name,
     )
     namespace.update(class_vars)
-    cls = attrs.frozen(type(name, (base,), namespace))
-    cls.__module__ = base.__module__
-    return cls
+    return attrs.frozen(type(name, (base,), namespace))
