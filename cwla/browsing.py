@@ -22,6 +22,7 @@ function of (i, r_i, cg(i), params) (:func:`register_model`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
 import attrs
@@ -185,7 +186,7 @@ MAX_TABLE = 100_000
 TABLES: dict = {}
 
 
-def _values(values) -> tuple:
+def _values(values: Sequence[float] | Mapping[int, float]) -> tuple:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise TypeError(f"a table must be a sequence of numbers (C(1), C(2), ... or W(1), W(2), ...), got {values!r}")
     out = []
@@ -196,7 +197,7 @@ def _values(values) -> tuple:
     return tuple(out)
 
 
-def _check_table(instance, attribute, value):
+def _check_table(instance: object, attribute: attrs.Attribute, value: tuple) -> None:
     if not 1 <= len(value) <= MAX_TABLE:
         raise ValueError(f"a tabulated model needs 1 to {MAX_TABLE:,} values, got {len(value)}")
     for i, v in enumerate(value, 1):
@@ -212,12 +213,12 @@ def _check_table(instance, attribute, value):
                                  f"reaching rank i): W({i + 1}) = {value[i]!r} > W({i}) = {value[i - 1]!r}")
 
 
-def _check_of(instance, attribute, value):
+def _check_of(instance: object, attribute: attrs.Attribute, value: str) -> None:
     if value not in ("C", "W"):
         raise ValueError(f"'of' of a tabulated model must be 'C' or 'W': {value!r}")
 
 
-def _check_name(instance, attribute, value):
+def _check_name(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
     if value is not None and (not isinstance(value, str) or not value.isidentifier()):
         raise ValueError(f"the name of a tabulated model must be an identifier (letters, digits, _): {value!r}")
 
@@ -250,16 +251,18 @@ class Tabulated(BrowsingModel):
         return tuple(w[i + 1] / w[i] if w[i] > 0 and i + 1 < len(w) else 0.0 for i in range(len(w)))
 
     @property
-    def params(self):
+    def params(self) -> tuple[float, ...]:
+        """The float parameters passed to the kernel: the table's length."""
         return (float(len(self.values)),)
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.name is not None and TABLES.get(self.name) == self:
             return f"Tabulated(name={self.name})"
         return f"Tabulated({self.of}={{{', '.join(f'{i}:{fmt(v)}' for i, v in enumerate(self.values, 1))}}})"
 
 
-def tabulated(C=None, W=None) -> Tabulated:
+def tabulated(C: Sequence[float] | Mapping[int, float] | None = None,
+              W: Sequence[float] | Mapping[int, float] | None = None) -> Tabulated:
     """A :class:`Tabulated` model from C(1..n) or from W(1..n) (a sequence, or a dict {rank: value} with
     ranks 1..n)."""
     if (C is None) == (W is None):
@@ -273,7 +276,8 @@ def tabulated(C=None, W=None) -> Tabulated:
     return Tabulated(table, of)
 
 
-def register_table(name: str, C=None, W=None) -> Tabulated:
+def register_table(name: str, C: Sequence[float] | Mapping[int, float] | None = None,
+                   W: Sequence[float] | Mapping[int, float] | None = None) -> Tabulated:
     """Register a tabulated model under ``name`` so that ``Tabulated(name=NAME)`` parses to it (and it
     prints so); returns the model. Registering a name again replaces it."""
     model = attrs.evolve(tabulated(C, W), name=name)
@@ -298,13 +302,13 @@ class AdaptiveModel(BrowsingModel):
     code = ADAPTIVE_CODE
 
 
-def adaptive_function(model):
+def adaptive_function(model: BrowsingModel) -> object | None:
     """The numba function of an adaptive model (:func:`register_model`), else None. (Read from the class:
     a numba function reached through an instance is a new bound method each time.)"""
     return vars(type(model)).get("function") if isinstance(model, AdaptiveModel) else None
 
 
-def _jitted(function, name):
+def _jitted(function: Callable, name: str) -> Callable:
     import numba
     import numpy as np
 
@@ -322,8 +326,8 @@ def _jitted(function, name):
     return jitted
 
 
-def register_model(name: str, function, params=None, *, formula: str = "", reference: str = "",
-                   gain_free: bool = False, doc: str = ""):
+def register_model(name: str, function: Callable[..., float], params: Mapping[str, float | Param] | None = None, *,
+                   formula: str = "", reference: str = "", gain_free: bool = False, doc: str = "") -> type:
     """Register a browsing model given as a function: ``function(i, r, cg, params) -> C(i)``, numba-compilable
     (a plain Python function is compiled with ``numba.njit``), with i the rank (from 1), r = r_i the gain at
     rank i, cg = cg(i) = r_1 + ... + r_i and ``params`` a float64 array holding the model's parameters in

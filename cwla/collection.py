@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._docnos import strings_of
+from ._types import QrelsLike, RunsLike
 from ._join import cell_starts, join_run
 from ._tokenize import read_qrels_file
 from .errors import CwlaWarning, InputError
@@ -65,7 +66,7 @@ class Judgements:
     count: np.ndarray
 
     @classmethod
-    def of(cls, qrels) -> "Judgements":
+    def of(cls, qrels: QrelsLike | Judgements) -> Judgements:
         """Anything :func:`cwla.read_qrels` accepts (a Judgements is returned as it is); qrels files by the
         fast reader of :mod:`cwla._tokenize` where it can."""
         if isinstance(qrels, Judgements):
@@ -331,7 +332,8 @@ def join(judgements: Judgements, run_set: RunSet) -> Collection:
                       ignored_topics=ignored, ties=run_set.ties)
 
 
-def prepare(qrels, runs, *, order: str = "trec_eval", ties: str = "float32", workers: int | None = None) -> Collection:
+def prepare(qrels: QrelsLike | Judgements, runs: RunsLike, *, order: str = "trec_eval", ties: str = "float32",
+            workers: int | None = None) -> Collection:
     """Read qrels and runs into a :class:`Collection`.
 
     Parameters

@@ -49,7 +49,7 @@ import attrs
 
 from ._numba import jit
 from ._declare import strict_int as _strict_int
-from .gains import _finite_float, _fmt
+from .gains import _finite_float, _fmt, _optional_float
 
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
@@ -63,24 +63,28 @@ C_CODE, C_LEVEL, C_K = 0, 1, 2
 N_CSPEC = 3
 
 
-def _optional_k(instance, attribute, value):
+def _optional_int(value: int | None) -> int | None:
+    return None if value is None else _strict_int(value)
+
+
+def _optional_k(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
     if value is not None and value < 1:
         raise ValueError(f"'k' of {type(instance).__name__} must be an integer >= 1 or None: {value}")
 
 
-def _optional_rel(instance, attribute, value):
+def _optional_rel(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
     if value is not None and not value > 0:
         raise ValueError(f"'rel' of {type(instance).__name__} must be > 0 or None: {_fmt(value)}")
 
 
-def _optional_flag(value):
+def _optional_flag(value: bool | None) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
     raise TypeError(f"'judged_only' must be True, False or None: {value!r}")
 
 
-_k_field = attrs.field(default=None, converter=attrs.converters.optional(_strict_int), validator=_optional_k)
-_rel_field = attrs.field(default=None, converter=attrs.converters.optional(_finite_float), validator=_optional_rel,
+_k_field = attrs.field(default=None, converter=_optional_int, validator=_optional_k)
+_rel_field = attrs.field(default=None, converter=_optional_float, validator=_optional_rel,
                          kw_only=True)
 _judged_field = attrs.field(default=None, converter=_optional_flag, kw_only=True)
 
@@ -113,12 +117,12 @@ class CountingMeasure:
             out.append(f"judged_only={self.judged_only}")
         return out
 
-    def __str__(self):
+    def __str__(self) -> str:
         params = self._params()
         text = self.name + (f"({', '.join(params)})" if params else "")
         return text + (f"@{self.k}" if self.k is not None else "")
 
-    def resolve(self, *, rel=None, judged_only=None, **_) -> "CountingMeasure":
+    def resolve(self, *, rel: float | None = None, judged_only: bool | None = None, **_: object) -> CountingMeasure:
         """A copy with the relevance level (default 1) and ``judged_only`` (default False) filled in."""
         fields = attrs.fields_dict(type(self))
         changes = {}
@@ -133,10 +137,10 @@ class CountingMeasure:
         """The resolved relevance level (1 for measures that do not use one)."""
         return 1.0 if getattr(self, "rel", None) is None else self.rel
 
-    def warn_if_constant(self, label=None, stacklevel=3):
+    def warn_if_constant(self, label: str | None = None, stacklevel: int = 3) -> None:
         """Counting measures are never constant (the method exists so every measure answers it)."""
 
-    def warn_if_truncated(self, label=None, stacklevel=3):
+    def warn_if_truncated(self, label: str | None = None, stacklevel: int = 3) -> None:
         """Counting measures have no depth (the method exists so every measure answers it)."""
 
 
@@ -151,7 +155,7 @@ class Recall(CountingMeasure):
     code: ClassVar[int] = RECALL
     name: ClassVar[str] = "R"
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.k is None:
             params = self._params()
             return "SetR" + (f"({', '.join(params)})" if params else "")
@@ -224,7 +228,7 @@ class SetF(CountingMeasure):
     name: ClassVar[str] = "SetF"
 
     @property
-    def fparam(self):
+    def fparam(self) -> float:
         return self.beta
 
     def _params(self):
@@ -258,10 +262,10 @@ class IPrec(CountingMeasure):
     name: ClassVar[str] = "IPrec"
 
     @property
-    def fparam(self):
+    def fparam(self) -> float:
         return self.recall
 
-    def __str__(self):
+    def __str__(self) -> str:
         params = self._params()
         return "IPrec" + (f"({', '.join(params)})" if params else "") + f"@{_fmt(self.recall)}"
 

@@ -26,6 +26,7 @@ from ._join import cell_starts
 from ._latex import tabular
 from .aggregations import ERRAgg
 from .browsing import AP, ERR, MAX_CUTOFF, Tabulated, adaptive_function
+from ._types import MetricsLike, QrelsLike, RunsLike
 from .collection import Collection, Judgements, join, join_costs
 from .runset import _check_order, _check_ties, read_runs, run_groups
 from .counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, CountingMeasure, kind_table
@@ -93,7 +94,7 @@ class Evaluation:
                 return i
         raise KeyError(f"{metric!r} is not among the evaluated metrics {list(self.labels)}")
 
-    def scores(self, metric) -> np.ndarray:
+    def scores(self, metric: str | int | Metric | CountingMeasure) -> np.ndarray:
         """The (n_runs, n_topics) scores of one metric (by label, text, Metric or index)."""
         return self.values[self._index(metric)]
 
@@ -401,9 +402,12 @@ def _normalised(values, residuals, ideal, label):
     return np.where(zero, 0.0, v), np.where(zero, 0.0, r)
 
 
-def evaluate(qrels, runs=None, metrics=("nDCG@10",), *, gain=None, cutoff=None, depth=None, stop=None,
-             normalize=None, judged_only=None, rel=None, max_docs=None, order="trec_eval",
-             ties="float32", workers=None, costs=None, max_cost=1.0, min_cost=1.0, expected=None) -> Evaluation:
+def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metrics: MetricsLike = ("nDCG@10",), *,
+             gain: GainMap | str | None = None, cutoff: int | None = None, depth: int | str | None = None,
+             stop: bool | None = None, normalize: str | None = None, judged_only: bool | None = None,
+             rel: float | None = None, max_docs: int | None = None, order: str = "trec_eval", ties: str = "float32",
+             workers: int | None = None, costs: QrelsLike | None = None, max_cost: float = 1.0,
+             min_cost: float = 1.0, expected: bool | None = None) -> Evaluation:
     """Evaluate metrics on runs.
 
     Parameters

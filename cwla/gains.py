@@ -31,6 +31,7 @@ from typing import Mapping
 
 import attrs
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .errors import GainRangeError
 
@@ -43,7 +44,7 @@ def _fmt(x: float) -> str:
     return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
-def _finite_float(value) -> float:
+def _finite_float(value: float) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -53,7 +54,12 @@ def _finite_float(value) -> float:
     return x
 
 
-def _positive(instance, attribute, value):
+def _optional_float(value: float | None) -> float | None:
+    """None, or a finite float (:func:`_finite_float`)."""
+    return None if value is None else _finite_float(value)
+
+
+def _positive(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
     if value is not None and not value > 0:
         raise ValueError(f"'{attribute.name}' of {type(instance).__name__.lower()} must be > 0: {value}")
 
@@ -66,7 +72,7 @@ class GainMap:
         """The gains of ``grades`` (float array), before the range check."""
         raise NotImplementedError
 
-    def table(self, grades, max_grade: float | None = None) -> np.ndarray:
+    def table(self, grades: ArrayLike, max_grade: float | None = None) -> np.ndarray:
         """Gains of ``grades`` as float64, checked to lie in [0, 1].
 
         ``max_grade`` is the largest grade of the collection; it is used by
@@ -91,14 +97,14 @@ class Linear(GainMap):
     """``linear(gmax)``: r = max(g, 0) / gmax (gmax None: the collection's largest grade)."""
 
     gmax: float | None = attrs.field(
-        default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
+        default=None, converter=_optional_float, validator=_positive
     )
 
-    def gains(self, grades, max_grade):
+    def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         gmax = self.gmax if self.gmax is not None else (max_grade if max_grade > 0 else 1.0)
         return np.maximum(grades, 0.0) / gmax
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "linear" if self.gmax is None else f"linear(gmax={_fmt(self.gmax)})"
 
 
@@ -107,15 +113,15 @@ class Exponential(GainMap):
     """``exponential(gmax)``: r = (2^max(g, 0) - 1) / 2^gmax (Chapelle's ERR gains)."""
 
     gmax: float | None = attrs.field(
-        default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
+        default=None, converter=_optional_float, validator=_positive
     )
 
-    def gains(self, grades, max_grade):
+    def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         gmax = self.gmax if self.gmax is not None else max(max_grade, 0.0)
         with np.errstate(over="ignore"):  # 2^gmax past float range: every gain 0 (and a warning about that)
             return (np.exp2(np.maximum(grades, 0.0)) - 1.0) / np.exp2(gmax)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "exponential" if self.gmax is None else f"exponential(gmax={_fmt(self.gmax)})"
 
 
@@ -127,20 +133,20 @@ class Binary(GainMap):
     ``cwla eval -l``; 1 when unset), which :meth:`cwla.Metric.resolve` fills in."""
 
     threshold: float | None = attrs.field(
-        default=None, converter=attrs.converters.optional(_finite_float), validator=_positive
+        default=None, converter=_optional_float, validator=_positive
     )
 
-    def gains(self, grades, max_grade):
+    def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         if self.threshold is None:
             raise ValueError("binary gains without a threshold must be resolved to the evaluation's "
                              "relevance level first (Metric.resolve)")
         return (grades >= self.threshold).astype(np.float64)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "binary" if self.threshold is None else f"binary(threshold={_fmt(self.threshold)})"
 
 
-def _scaled_range(instance, attribute, value):
+def _scaled_range(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
     if instance.max_rel is not None and not instance.max_rel > instance.min_rel:
         raise ValueError(f"'max_rel' of scaled must be > min_rel: max_rel={_fmt(instance.max_rel)}, "
                          f"min_rel={_fmt(instance.min_rel)}")
@@ -154,21 +160,21 @@ class Scaled(GainMap):
 
     min_rel: float = attrs.field(default=0.0, converter=_finite_float)
     max_rel: float | None = attrs.field(
-        default=None, converter=attrs.converters.optional(_finite_float), validator=_scaled_range
+        default=None, converter=_optional_float, validator=_scaled_range
     )
 
-    def gains(self, grades, max_grade):
+    def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         top = self.max_rel if self.max_rel is not None else max_grade
         if not top > self.min_rel:
             return np.zeros_like(grades)  # every grade at or below min_rel: no gain
         return (np.clip(grades, self.min_rel, top) - self.min_rel) / (top - self.min_rel)
 
-    def __str__(self):
+    def __str__(self) -> str:
         args = [f"min_rel={_fmt(self.min_rel)}"] + ([] if self.max_rel is None else [f"max_rel={_fmt(self.max_rel)}"])
         return f"scaled({', '.join(args)})"
 
 
-def _freeze_mapping(mapping) -> tuple:
+def _freeze_mapping(mapping: Mapping[float, float]) -> tuple:
     if not isinstance(mapping, Mapping):
         raise TypeError(f"table() takes a dict {{grade: gain}}, got {type(mapping).__name__}")
     if not mapping:
@@ -182,7 +188,7 @@ class Table(GainMap):
 
     mapping: tuple = attrs.field(converter=_freeze_mapping)
 
-    def gains(self, grades, max_grade):
+    def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         lookup = dict(self.mapping)
         missing = sorted({float(g) for g in np.unique(grades)} - set(lookup))
         if missing:
@@ -192,11 +198,11 @@ class Table(GainMap):
             )
         return np.array([lookup[float(g)] for g in grades], dtype=np.float64)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "table(" + ", ".join(f"{_fmt(g)}:{_fmt(v)}" for g, v in self.mapping) + ")"
 
 
-def _freeze_values(mapping) -> tuple:
+def _freeze_values(mapping: Mapping[float, float]) -> tuple:
     if not isinstance(mapping, Mapping):
         raise TypeError(f"regrade() takes a dict {{grade: value}}, got {type(mapping).__name__}")
     if not mapping:
@@ -213,16 +219,16 @@ class Regrade(GainMap):
 
     mapping: tuple = attrs.field(converter=_freeze_values)
 
-    def values(self, grades) -> np.ndarray:
+    def values(self, grades: ArrayLike) -> np.ndarray:
         lookup = dict(self.mapping)
         return np.array([lookup.get(float(g), float(g)) for g in grades], dtype=np.float64)
 
-    def gains(self, grades, max_grade):
+    def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         values = np.maximum(self.values(grades), 0.0)
         top = values.max() if values.size else 0.0
         return values / top if top > 0 else values
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "regrade(" + ", ".join(f"{_fmt(g)}:{_fmt(v)}" for g, v in self.mapping) + ")"
 
 

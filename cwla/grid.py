@@ -19,7 +19,7 @@ from .text import CHEN_SAKAI_DEFAULTS
 __all__ = ["all_combinations", "chen_sakai_metrics", "chen_sakai_names", "chen_sakai_grid", "chen_sakai_paper_grid"]
 
 
-def all_combinations(**options) -> list[Metric]:
+def all_combinations(**options: object) -> list[Metric]:
     """All 42 model x aggregation combinations (constant ones included), models in the
     paper's order, each with ``options`` (e.g. ``cutoff=10, depth=10, stop=True``)."""
     return [
@@ -29,7 +29,7 @@ def all_combinations(**options) -> list[Metric]:
     ]
 
 
-def chen_sakai_metrics(**options) -> list[Metric]:
+def chen_sakai_metrics(**options: object) -> list[Metric]:
     """The 39 valid metrics of Chen & Sakai's Table 1, each with ``options``.
 
     Examples
@@ -51,7 +51,7 @@ def chen_sakai_names(include_constant: bool = False) -> list[str]:
     ]
 
 
-def chen_sakai_grid(**options) -> dict:
+def chen_sakai_grid(**options: object) -> dict[str, Metric]:
     """The 39 valid metrics labelled by the paper's names: ``{"Precision_ERG": Metric, ...}``,
     each with ``options``; pass it to :func:`cwla.evaluate` to get results labelled that way.
 
@@ -64,7 +64,7 @@ def chen_sakai_grid(**options) -> dict:
     return dict(zip(chen_sakai_names(), chen_sakai_metrics(**options)))
 
 
-def chen_sakai_paper_grid(gmax: float = 3, R: str = "retrieved") -> dict:
+def chen_sakai_paper_grid(gmax: float = 3, R: str = "retrieved") -> dict[str, Metric]:
     """The 39 metrics as Chen & Sakai evaluate them (TR19DL): cutoff 10, depth 10, the user
     surely stops at rank 10, linear gains ``g / gmax`` -- exponential ``(2^g - 1) / 2^gmax``
     for the ERR browsing model -- and cwl_eval's AP. Labelled by the paper's names.

@@ -27,11 +27,11 @@ from .gains import Binary, GainMap, Linear
 __all__ = ["Metric", "DEFAULTS", "ALL", "at_level"]
 
 
-def _optional_positive_int(name, accepted="an integer >= 1 or None"):
-    def convert(value):
+def _optional_positive_int(name: str, accepted: str = "an integer >= 1 or None") -> tuple:
+    def convert(value: int | None) -> int | None:
         return None if value is None else _strict_int(value)
 
-    def validate(instance, attribute, value):
+    def validate(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
         if value is not None and value < 1:
             raise ValueError(f"'{name}' of a metric must be {accepted}: {value}")
 
@@ -39,13 +39,13 @@ def _optional_positive_int(name, accepted="an integer >= 1 or None"):
     return convert, validate
 
 
-def _normalize(instance, attribute, value):
+def _normalize(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
     if value not in (None, "none", "ideal"):
         raise ValueError(f"'normalize' of a metric must be 'ideal', 'none' or None: {value!r}")
 
 
-def _instance(kind, cls):
-    def validate(instance, attribute, value):
+def _instance(kind: str, cls: type) -> object:
+    def validate(instance: object, attribute: attrs.Attribute, value: object) -> None:
         if not isinstance(value, cls):
             raise TypeError(f"'{attribute.name}' of a metric must be a {kind}, got {value!r}")
 
@@ -63,11 +63,11 @@ _cut_conv, _cut_val = _optional_positive_int("cutoff")
 _depth_int, _depth_positive = _optional_positive_int("depth", "an integer >= 1, 'all' or None")
 
 
-def _depth_conv(value):
+def _depth_conv(value: int | str | None) -> int | str | None:
     return ALL if value == ALL else _depth_int(value)
 
 
-def _depth_val(instance, attribute, value):
+def _depth_val(instance: object, attribute: attrs.Attribute, value: int | str | None) -> None:
     if value == ALL:
         return
     _depth_positive(instance, attribute, value)
@@ -75,8 +75,8 @@ def _depth_val(instance, attribute, value):
         raise ValueError(f"'depth' of a metric must be at most {MAX_DEPTH:,} or 'all': {value}")
 
 
-def _optional_flag(name):
-    def convert(value):
+def _optional_flag(name: str) -> object:
+    def convert(value: bool | None) -> bool | None:
         if value is None or isinstance(value, bool):
             return value
         raise TypeError(f"'{name}' of a metric must be True, False or None: {value!r}")
@@ -138,13 +138,14 @@ class Metric:
         ranking alike and cannot rank systems."""
         return self.browsing.gain_free and self.aggregation.gain_free
 
-    def with_options(self, **options) -> "Metric":
+    def with_options(self, **options: object) -> Metric:
         """A copy with the given options set (``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize``,
         ``judged_only``)."""
         return attrs.evolve(self, **options)
 
-    def resolve(self, gain=None, cutoff=None, depth=None, stop=None, normalize=None, judged_only=None,
-                rel=None) -> "Metric":
+    def resolve(self, gain: GainMap | None = None, cutoff: int | None = None, depth: int | str | None = None,
+                stop: bool | None = None, normalize: str | None = None, judged_only: bool | None = None,
+                rel: float | None = None) -> Metric:
         """A copy whose unset options take the given values, then :data:`DEFAULTS`; binary gains
         without a threshold take the relevance level ``rel`` (default 1)."""
         given = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize,
@@ -161,7 +162,7 @@ class Metric:
         """How per-topic values combine into a run's value: ``"mean"``."""
         return "mean"
 
-    def warn_if_truncated(self, label=None, stacklevel=3):
+    def warn_if_truncated(self, label: str | None = None, stacklevel: int = 3) -> None:
         """Warn when Precision@k or DCG@k reaches past the depth H without ``stop``: the mass
         past H is dropped, so every score would be 0 (Precision) or truncated (DCG)."""
         k = getattr(self.browsing, "k", None)
@@ -173,7 +174,7 @@ class Metric:
                 stacklevel=stacklevel,
             )
 
-    def warn_if_constant(self, label=None, stacklevel=3):
+    def warn_if_constant(self, label: str | None = None, stacklevel: int = 3) -> None:
         """Warn (:class:`~cwla.errors.ConstantMetricWarning`) if the metric is constant."""
         if self.is_constant:
             warnings.warn(
@@ -183,13 +184,13 @@ class Metric:
                 stacklevel=stacklevel,
             )
 
-    def __str__(self):
+    def __str__(self) -> str:
         from .text import format_metric
 
         return format_metric(self)
 
 
-def at_level(gain, rel=None):
+def at_level(gain: GainMap, rel: float | None = None) -> GainMap:
     """``gain``, with binary gains that have no threshold set to the relevance level ``rel`` (default 1)."""
     if isinstance(gain, Binary) and gain.threshold is None:
         return Binary(1 if rel is None else rel)

@@ -80,6 +80,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from cwla._types import PathLike, QrelsLike, RunLike
 from cwla.errors import InputError
 
 __all__ = ["read_qrels", "read_run", "run_name"]
@@ -169,7 +170,7 @@ class _Problem(Exception):
 # ---------------------------------------------------------------------------
 
 
-def read_qrels(source) -> pd.DataFrame:
+def read_qrels(source: QrelsLike) -> pd.DataFrame:
     """Read relevance judgements into a canonical DataFrame.
 
     Parameters
@@ -200,7 +201,7 @@ def read_qrels(source) -> pd.DataFrame:
     return _read(source, _QRELS, "read_qrels")
 
 
-def read_run(source) -> pd.DataFrame:
+def read_run(source: RunLike) -> pd.DataFrame:
     """Read a system run into a canonical DataFrame.
 
     Parameters
@@ -233,7 +234,7 @@ def read_run(source) -> pd.DataFrame:
     return _read(source, _RUN, "read_run")
 
 
-def run_name(path) -> str:
+def run_name(path: PathLike) -> str:
     """Return the system id of a run file: its name without directory or ``.gz``.
 
     Parameters

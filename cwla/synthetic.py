@@ -258,7 +258,7 @@ def _docnos(ids, width: int) -> list[str]:
     return [f"D{int(i):0{width}d}" for i in ids]
 
 
-def write_trec(qrels: pd.DataFrame, runs: dict, directory) -> tuple[Path, list[Path]]:
+def write_trec(qrels: pd.DataFrame, runs: dict[str, pd.DataFrame], directory: str | os.PathLike) -> tuple[Path, list[Path]]:
     """Write qrels and runs as TREC files (e.g. from :func:`collection`).
 
     Parameters

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 
 import attrs
 import numpy as np
@@ -37,6 +38,7 @@ import pandas as pd
 from cwla._latex import tabular
 
 from ._progress import reporter
+from ._types import Matrix, Progress, Seed
 from ._validate import DiscpowerError, alpha_level, score_matrix, seed_value
 from ._validate import n_trials as _count
 from .qrels_compare import TESTS, significance_test
@@ -66,14 +68,14 @@ class Calibration:
     n_systems: int
     seed: int
 
-    def type_i(self, test=None) -> pd.DataFrame:
+    def type_i(self, test: str | None = None) -> pd.DataFrame:
         """The null rows: ``test, fwer, fwer_se`` (one test, or all)."""
         rows = self.frame[self.frame.delta == 0.0]
         if test is not None:
             rows = rows[rows.test == test]
         return rows[["test", "fwer", "fwer_se"]].reset_index(drop=True)
 
-    def power(self, test=None) -> pd.DataFrame:
+    def power(self, test: str | None = None) -> pd.DataFrame:
         """The rows with an injected effect: ``test, delta, power, power_se, any_power, any_power_se, fwer``."""
         rows = self.frame[self.frame.delta > 0.0]
         if test is not None:
@@ -149,9 +151,10 @@ def _se(rate: float, n: int) -> float:
     return math.sqrt(rate * (1.0 - rate) / n)
 
 
-def calibrate(X, test="tukey", *, alpha: float = 0.05, n_sim: int = 500, n_trials: int = 1000, seed=0,
-              deltas=(0.01, 0.02, 0.05, 0.1), system=0, null="exchangeable", systems=None,
-              progress=False) -> Calibration:
+def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 0.05, n_sim: int = 500,
+              n_trials: int = 1000, seed: Seed = 0, deltas: Sequence[float] = (0.01, 0.02, 0.05, 0.1),
+              system: int | str = 0, null: str = "exchangeable", systems: Sequence[str] | None = None,
+              progress: Progress = False) -> Calibration:
     """Family-wise Type I error and power of pairwise tests on a real topics x systems matrix.
 
     Parameters

@@ -21,6 +21,8 @@ number of threads, and :func:`topic_split` returns any split for checking.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
@@ -28,12 +30,19 @@ from numba import prange
 
 from ._numba import jit
 from ._rng import mix, shuffle, trial_state
+from ._types import ArrayLike, Progress, Seed
 from ._validate import NULL_BYTES, DiscpowerError, alpha_level, check_memory, null_trials, seed_value
 from cwla._latex import escape as _tex
 
 from .result import PairwiseTest
 from .similarity import TIE_TOLERANCE, _score_array, _tau_b, _tolerance
 from .tukey import column_sums, randomised_tukey_hsd
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from cwla.evaluation import Evaluation
 
 __all__ = ["split_half_consistency", "SplitHalfConsistency", "topic_split", "split_half_memory"]
 
@@ -112,7 +121,7 @@ def split_half_memory(n_metrics: int, n_splits: int, n_trials: int) -> int:
     return 2 * 8 * n_splits * n_metrics + NULL_BYTES * n_trials if n_splits else 0
 
 
-def topic_split(n_topics: int, seed, b: int) -> tuple[np.ndarray, np.ndarray]:
+def topic_split(n_topics: int, seed: Seed, b: int) -> tuple[np.ndarray, np.ndarray]:
     """The topics of split ``b`` of :func:`split_half_consistency` with ``seed``.
 
     Returns (first half, second half) as sorted topic indices, of sizes floor(n/2) and
@@ -214,7 +223,7 @@ class SplitHalfConsistency:
         """Metric indices by mean tau, descending (ties: the order of ``labels``)."""
         return np.lexsort((np.arange(len(self.labels)), -self.mean_tau))
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per metric, by mean tau descending: ``rank, metric, mean_tau, std_tau,
         outperforms`` and ``beaten_ranks``, the ranks (in this table) of the metrics it
         significantly outperforms, compacted as in Chen & Sakai's Table 3 ("5-9, 12")."""
@@ -249,7 +258,7 @@ class SplitHalfConsistency:
                   f"{self.half_sizes[1]}; {self.n_runs} runs; randomised Tukey HSD, B = {self.test.n_resamples}"]
         return "\n".join(lines)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> Axes:
         """Mean tau per metric (descending) with error bars of one standard deviation over the
         splits. Needs matplotlib (imported here only). Returns the Axes."""
         import matplotlib.pyplot as plt
@@ -271,8 +280,9 @@ class SplitHalfConsistency:
 
 # --------------------------------------------------------------------------- entry point
 
-def split_half_consistency(values, labels=None, *, n_splits: int = 1000, seed=None, n_trials: int = 2000,
-                           alpha: float = 0.05, runs=None, progress=None,
+def split_half_consistency(values: ArrayLike | Evaluation, labels: Sequence[str] | None = None, *,
+                           n_splits: int = 1000, seed: Seed = None, n_trials: int = 2000, alpha: float = 0.05,
+                           runs: Sequence[str] | None = None, progress: Progress = None,
                            tie_tolerance: float = TIE_TOLERANCE) -> SplitHalfConsistency:
     """Split-half consistency of each metric's system ranking, and which metrics are
     significantly more consistent than which (Sakai 2021; Chen & Sakai 2023, Algorithm 1).

@@ -27,9 +27,11 @@ from cwla._latex import escape as _tex
 from cwla.aggregations import AGGREGATIONS
 from cwla.browsing import BROWSING_MODELS
 
+from ._types import Families, Seed
 from ._validate import DiscpowerError, alpha_level, null_trials
 from .consistency import SplitHalfConsistency, _compact_ranks
 from .power import discriminative_power
+from .result import PairwiseTest
 from .tukey import column_sums, randomised_tukey_hsd
 
 __all__ = ["metric_families", "family_consistency", "family_power", "FamilyConsistency", "FAMILY_CHOICES"]
@@ -56,7 +58,8 @@ def _paper_names(labels, metrics) -> bool:
     return True
 
 
-def metric_families(labels, families=None, metrics=None) -> dict:
+def metric_families(labels: Sequence[str], families: Families = None,
+                    metrics: Sequence[object] | None = None) -> dict[str, list[str]]:
     """The test families over ``labels`` as ``{family: (label, ...)}`` (families and members in input order).
 
     Parameters
@@ -196,8 +199,9 @@ class FamilyConsistency:
         return "\n".join(lines)
 
 
-def family_consistency(consistency: SplitHalfConsistency, families, *, metrics=None, n_trials: int | None = None,
-                       seed=None) -> FamilyConsistency:
+def family_consistency(consistency: SplitHalfConsistency, families: Families, *,
+                       metrics: Sequence[object] | None = None, n_trials: int | None = None,
+                       seed: Seed = None) -> FamilyConsistency:
     """Run the split-half Tukey HSD within each family (on the same tau matrix).
 
     ``families`` and ``metrics``: as for :func:`metric_families` over ``consistency.labels``
@@ -224,7 +228,8 @@ def family_consistency(consistency: SplitHalfConsistency, families, *, metrics=N
                              n_topics=consistency.n_topics)
 
 
-def family_power(tests: Mapping, families, alpha: float = 0.05, *, metrics=None) -> pd.DataFrame:
+def family_power(tests: Mapping[str, PairwiseTest], families: Families, alpha: float = 0.05, *,
+                 metrics: Sequence[object] | None = None) -> pd.DataFrame:
     """Discriminative power ranked within each family: ``family, rank, metric, discriminative_power,
     significant_pairs, pairs, delta`` (rank 1 = most discriminative; ties share the better rank).
 

@@ -59,6 +59,7 @@ from cwla._docnos import strings_of
 from cwla.runset import read_runs
 from cwla.readers import read_qrels
 
+from ._types import QrelsLike, RunsLike, Seed
 from ._validate import DiscpowerError, seed_value
 
 __all__ = ["sample_relevant", "popularity_qrels", "topic_subset", "depth_pool", "GENERATORS"]
@@ -111,7 +112,8 @@ def _rint(x):
 # ---------------------------------------------------------------------------
 
 
-def sample_relevant(qrels, rate, *, seed=0, mode: str = "drop", threshold=1) -> pd.DataFrame:
+def sample_relevant(qrels: QrelsLike, rate: float, *, seed: Seed = 0, mode: str = "drop",
+                    threshold: float = 1) -> pd.DataFrame:
     """Keep a random share of each topic's relevant documents (McKechnie et al.'s percentage sampling).
 
     Per topic t, of the relevant documents R_t (judged with grade >= `threshold`),
@@ -213,7 +215,8 @@ def sample_relevant(qrels, rate, *, seed=0, mode: str = "drop", threshold=1) -> 
 # ---------------------------------------------------------------------------
 
 
-def topic_subset(qrels, n=None, *, fraction=None, seed=0) -> pd.DataFrame:
+def topic_subset(qrels: QrelsLike, n: int | None = None, *, fraction: float | None = None,
+                 seed: Seed = 0) -> pd.DataFrame:
     """A random subset of the topics, with all their judgements.
 
     Parameters
@@ -359,7 +362,7 @@ def _bytewise_rank(ids: np.ndarray, docno_of) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def depth_pool(qrels, runs, depth) -> pd.DataFrame:
+def depth_pool(qrels: QrelsLike, runs: RunsLike, depth: int) -> pd.DataFrame:
     """Depth-k pooling: the ground truth's judgements of the documents some run retrieves in its top `depth`.
 
     Parameters
@@ -420,7 +423,8 @@ def depth_pool(qrels, runs, depth) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 
 
-def popularity_qrels(qrels, runs, *, k=10, seed=0, threshold=1, grade=None) -> pd.DataFrame:
+def popularity_qrels(qrels: QrelsLike, runs: RunsLike, *, k: int = 10, seed: Seed = 0, threshold: float = 1,
+                     grade: float | None = None) -> pd.DataFrame:
     """A popularity-biased labeller: the documents most runs retrieve in their top k are labelled relevant.
 
     Simulates an assessor (or a cheap automatic labeller) biased towards what the

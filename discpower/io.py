@@ -44,12 +44,18 @@ import gzip
 import math
 import os
 import zlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cwla._files import atomic_write_text
 
+from ._types import Matrix, PathLike
 from ._validate import DiscpowerError, score_matrix
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .result import PairwiseTest
 
 __all__ = ["read_matrix", "read_discpower", "write_pairs", "write_matrix"]
 
@@ -107,7 +113,7 @@ def _scores(fields, where, names):
     return row
 
 
-def read_matrix(path):
+def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     """Read a topics x systems score matrix with a header of system names.
 
     Parameters
@@ -151,7 +157,7 @@ def read_matrix(path):
     return _check(X, names, label)
 
 
-def read_discpower(runlist_path, matrix_path):
+def read_discpower(runlist_path: PathLike, matrix_path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     """Read Sakai's Discpower input: a run list and a topic-by-run matrix.
 
     Parameters
@@ -211,7 +217,7 @@ def _check(X, names, label):
     return score_matrix(X, systems=names, name=label)
 
 
-def write_matrix(X, systems, path):
+def write_matrix(X: Matrix, systems: Sequence[str], path: PathLike) -> str:
     """Write a topics x systems matrix in :func:`read_matrix`'s tab-separated format.
 
     Scores are written with ``repr`` (17 significant digits at most), so
@@ -241,7 +247,7 @@ def write_matrix(X, systems, path):
     return text
 
 
-def write_pairs(result, path=None, *, digits=4):
+def write_pairs(result: PairwiseTest, path: PathLike | None = None, *, digits: int = 4) -> str:
     """Discpower's pairwise output: one line ``runA runB absdiff p`` per pair.
 
     Pairs come in run order (i < j); ``absdiff`` = |mean(runA) - mean(runB)|;

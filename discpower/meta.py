@@ -12,6 +12,8 @@ model). Everything comes back as plain data in a :class:`MetaEvaluation` with
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 import numpy as np
 import pandas as pd
@@ -20,12 +22,18 @@ from cwla._latex import tabular
 from cwla.evaluation import Evaluation, evaluate
 
 from ._progress import reporter
+from ._types import Families, MetricsLike, Progress, QrelsLike, RunsLike, Seed
 from ._validate import DiscpowerError, alpha_level, check_memory, null_trials, seed_value
 from .consistency import split_half_consistency, split_half_memory
 from .families import family_consistency, family_power, metric_families
 from .power import asl_curves, discriminative_power, plot_asl_curves
 from .similarity import ranking_similarity
 from .tukey import randomised_tukey_hsd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from cwla.collection import Collection
 
 __all__ = ["MetaEvaluation", "meta_evaluate", "meta_memory"]
 
@@ -113,11 +121,12 @@ class MetaEvaluation:
         """The summary table as LaTeX."""
         return tabular(self.to_frame(), digits)
 
-    def plot_asl(self, ax=None, *, ylim=(0.0, 0.1), legend: bool = True):
+    def plot_asl(self, ax: Axes | None = None, *, ylim: tuple[float, float] | None = (0.0, 0.1),
+                 legend: bool = True) -> Axes:
         """ASL curves, one per metric (Chen & Sakai's Figure 4); ``ylim=None`` shows [0, 1]."""
         return plot_asl_curves(self.tests, ax, alpha=self.alpha, ylim=ylim, legend=legend)
 
-    def plot_similarity(self, ax=None, **kwargs):
+    def plot_similarity(self, ax: Axes | None = None, **kwargs: object) -> Axes:
         """Heatmap of Kendall tau-b between the metrics' rankings (Chen & Sakai's Figure 2)."""
         return self.similarity.plot(ax=ax, **kwargs)
 
@@ -128,9 +137,10 @@ def meta_memory(n_metrics: int, n_trials: int, n_splits: int, split_trials: int)
     return 8 * (n_metrics + 1) * n_trials + split_half_memory(n_metrics, n_splits, split_trials)
 
 
-def meta_evaluate(qrels, runs=None, metrics=None, *, n_trials: int = 2000, n_splits: int = 1000,
-                  split_trials: int | None = None, alpha: float = 0.05, seed=0, progress=False,
-                  families=None, **options) -> MetaEvaluation:
+def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
+                  metrics: MetricsLike | None = None, *, n_trials: int = 2000, n_splits: int = 1000,
+                  split_trials: int | None = None, alpha: float = 0.05, seed: Seed = 0, progress: Progress = False,
+                  families: Families = None, **options: object) -> MetaEvaluation:
     """Meta-evaluate metrics: discriminative power, ASL curves, ranking similarity, split-half consistency.
 
     Parameters

@@ -10,12 +10,17 @@ metric separates.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from ._types import Tests
 from ._validate import DiscpowerError, alpha_level
 from .result import PairwiseTest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
 
 __all__ = ["discriminative_power", "asl_curves", "plot_asl_curves"]
 
@@ -38,7 +43,7 @@ def _named_tests(tests) -> list[tuple[str, PairwiseTest]]:
     return items
 
 
-def discriminative_power(tests, alpha: float = 0.05) -> pd.DataFrame:
+def discriminative_power(tests: Tests, alpha: float = 0.05) -> pd.DataFrame:
     """One row per metric: ``metric, discriminative_power, significant_pairs, pairs, delta``.
 
     ``tests``: a dict {label: PairwiseTest} (or a list, or one test). ``delta`` is
@@ -58,7 +63,7 @@ def discriminative_power(tests, alpha: float = 0.05) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def asl_curves(tests) -> pd.DataFrame:
+def asl_curves(tests: Tests) -> pd.DataFrame:
     """Long frame ``metric, rank, pvalue``: each metric's pair p-values sorted ascending (rank 1 = smallest)."""
     parts = []
     for label, test in _named_tests(tests):
@@ -67,7 +72,8 @@ def asl_curves(tests) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def plot_asl_curves(tests, ax=None, *, alpha: float = 0.05, ylim=(0.0, 0.1), legend: bool = True):
+def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05,
+                    ylim: tuple[float, float] | None = (0.0, 0.1), legend: bool = True) -> Axes:
     """Chen & Sakai's Figure 4: one ASL curve per metric (p-value against system pair rank sorted by p).
 
     ``ylim=(0, 0.1)`` zooms on the region where pairs become significant (None: the full [0, 1]);

@@ -28,6 +28,8 @@ is a false discovery (FP), not a TP.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
 import attrs
@@ -40,11 +42,15 @@ from cwla.runset import read_runs
 from cwla.evaluation import as_metrics, evaluate
 from cwla.readers import read_qrels
 
+from ._types import MetricLike, QrelsLike, RunsLike, Seed
 from ._validate import DiscpowerError, alpha_level
 from .result import PairwiseTest
 from .significance import paired_t_test, parametric_tukey_hsd
 from .similarity import kendall_tau_b
 from .tukey import randomised_tukey_hsd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
 
 __all__ = ["QrelsComparison", "QrelsComparer", "compare_qrels", "compare_tests", "confusion_measures", "significance_test",
            "cohen_kappa", "CATEGORIES", "COUNTS", "TESTS"]
@@ -161,7 +167,8 @@ class QrelsComparison:
     def to_latex(self, digits: int = 4) -> str:
         return tabular(self.to_frame(), digits)
 
-    def plot(self, ax=None, *, max_lines: int = 400, labels: bool = False, xlim=None, ylim=None):
+    def plot(self, ax: Axes | None = None, *, max_lines: int = 400, labels: bool = False,
+             xlim: tuple[float, float] | None = None, ylim: tuple[float, float] | None = None) -> Axes:
         """McKechnie et al.'s Figure 1: each system's mean score under the ground truth (x) and the
         candidate (y); pairs that are Type I errors (FP) joined in red, Type II errors (FN) in blue.
         ``xlim``/``ylim`` zoom past outlying systems. Returns the matplotlib Axes."""
@@ -262,7 +269,8 @@ def _first_difference(a, b):
     return "lengths differ"
 
 
-def cohen_kappa(truth, candidate, *, threshold=None, weights=None) -> tuple[float, int]:
+def cohen_kappa(truth: QrelsLike, candidate: QrelsLike, *, threshold: float | None = None,
+                weights: str | None = None) -> tuple[float, int]:
     """Cohen's kappa between two qrels' labels on the documents judged in both; returns (kappa, overlap).
 
     ``threshold``: compare binary labels (grade >= threshold) instead of grades; ``weights``:
@@ -341,9 +349,10 @@ class QrelsComparer:
     _subset_tests: dict = attrs.field(factory=dict, repr=False)  # truth tests on topic subsets, by topic tuple
 
     @classmethod
-    def build(cls, truth, runs, metric="nDCG@10", *, test="tukey", alpha=0.05, n_trials=10_000, seed=0,
-              direction_aware=False, kappa_threshold=None, kappa_weights=None, topics="common",
-              **options) -> "QrelsComparer":
+    def build(cls, truth: QrelsLike, runs: RunsLike, metric: MetricLike = "nDCG@10", *, test: str = "tukey",
+              alpha: float = 0.05, n_trials: int = 10_000, seed: Seed = 0, direction_aware: bool = False,
+              kappa_threshold: float | None = None, kappa_weights: str | None = None, topics: str = "common",
+              **options: object) -> QrelsComparer:
         alpha = alpha_level(alpha)
         _check_options(direction_aware, kappa_threshold, kappa_weights, topics)
         metrics, labels = as_metrics(metric)
@@ -372,7 +381,7 @@ class QrelsComparer:
                                                            n_trials=self.n_trials, seed=self.seed)
         return self._subset_tests[topics]
 
-    def score(self, candidate) -> tuple[pd.DataFrame, object]:
+    def score(self, candidate: QrelsLike) -> tuple[pd.DataFrame, object]:
         """The candidate qrels (canonical frame) and the runs' scores under it (a cwla Evaluation),
         checked against the ground truth: no topic the truth does not judge, at least one in common."""
         c = read_qrels(candidate)
@@ -389,7 +398,7 @@ class QrelsComparer:
             raise DiscpowerError("the candidate was scored on other runs than the ground truth")
         return c, ev
 
-    def compare(self, candidate, *, topics: str | None = None) -> QrelsComparison:
+    def compare(self, candidate: QrelsLike, *, topics: str | None = None) -> QrelsComparison:
         """Score and test the runs under ``candidate`` and compare with the ground truth.
 
         ``topics`` (default: the comparer's): ``"common"`` tests the ground truth on the
@@ -409,9 +418,10 @@ class QrelsComparer:
                              extra=extra)
 
 
-def compare_qrels(truth, candidate, runs, metric="nDCG@10", *, test="tukey", alpha=0.05, n_trials=10_000,
-                  seed=0, direction_aware=False, kappa_threshold=None, kappa_weights=None, topics="common",
-                  **options) -> QrelsComparison:
+def compare_qrels(truth: QrelsLike, candidate: QrelsLike, runs: RunsLike, metric: MetricLike = "nDCG@10", *,
+                  test: str = "tukey", alpha: float = 0.05, n_trials: int = 10_000, seed: Seed = 0,
+                  direction_aware: bool = False, kappa_threshold: float | None = None,
+                  kappa_weights: str | None = None, topics: str = "common", **options: object) -> QrelsComparison:
     """Compare candidate qrels with ground-truth qrels through the significance tests they lead to.
 
     Parameters

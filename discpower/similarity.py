@@ -22,10 +22,10 @@ tied. :func:`kendall_tau_b` uses exact equality by default, as scipy does.
 
 from __future__ import annotations
 
-import warnings
-
 import numbers
+import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
@@ -33,6 +33,7 @@ import numpy as np
 from ._numba import jit
 from cwla.errors import CwlaWarning
 
+from ._types import ArrayLike
 from ._validate import DiscpowerError
 from cwla._latex import escape as _tex
 
@@ -41,6 +42,12 @@ __all__ = ["kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_simila
 
 #: Two mean scores closer than this count as tied in :func:`ranking_similarity` and the split-half consistency.
 from .tukey import TIE_TOLERANCE  # noqa: E402  (one tie tolerance for the package)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from cwla.evaluation import Evaluation
 #: The numerator of Fieller, Hartley & Pearson's (1957) variance of Fisher's z of Kendall's tau: 0.437 / (n - 4).
 FIELLER_VARIANCE = 0.437
 
@@ -228,7 +235,7 @@ def _run_index(runs, n_runs, run_names):
 
 # --------------------------------------------------------------------------- public functions
 
-def kendall_tau_b(a, b, *, tie_tolerance: float = 0.0) -> float:
+def kendall_tau_b(a: ArrayLike, b: ArrayLike, *, tie_tolerance: float = 0.0) -> float:
     """Kendall's tau-b between two score vectors (one score per system).
 
     Ties are handled as tau-b; with the default ``tie_tolerance=0`` the value equals
@@ -275,7 +282,7 @@ def _tau_ap_one(reference, candidate, ties, names=("a (the reference)", "b")):
     return float(2.0 / (n - 1) * np.sum(correct[1:] / i) - 1.0)
 
 
-def tau_ap(a, b, *, symmetric: bool = False, ties: str = "order") -> float:
+def tau_ap(a: ArrayLike, b: ArrayLike, *, symmetric: bool = False, ties: str = "order") -> float:
     """AP correlation of ranking ``b`` against the reference ranking ``a`` (Yilmaz, Aslam &
     Robertson, SIGIR 2008)::
 
@@ -313,7 +320,7 @@ def tau_ap(a, b, *, symmetric: bool = False, ties: str = "order") -> float:
     return _tau_ap_one(a, b, ties)
 
 
-def tau_confidence_interval(tau, n, level: float = 0.95):
+def tau_confidence_interval(tau: float, n: int, level: float = 0.95) -> tuple[float, float]:
     """Confidence interval of Kendall's tau by Fisher's z transform::
 
         z = arctanh(tau);  se = sqrt(0.437 / (n - 4));  (tanh(z - q se), tanh(z + q se))
@@ -412,7 +419,7 @@ class RankingSimilarity:
     def symmetric(self) -> bool:
         return self.method != "tau_ap"
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Long form: one row per pair ``metric_a, metric_b, tau, ci_low, ci_high``.
 
         Symmetric methods give each unordered pair once (a before b in ``labels``);
@@ -450,8 +457,8 @@ class RankingSimilarity:
         lines += ["\\hline", "\\end{tabular}"]
         return "\n".join(lines)
 
-    def plot(self, ax=None, annotate: bool | None = None, cmap: str | None = None, digits: int = 2,
-             colorbar: bool = True, vmin: float | None = None):
+    def plot(self, ax: Axes | None = None, annotate: bool | None = None, cmap: str | None = None, digits: int = 2,
+             colorbar: bool = True, vmin: float | None = None) -> Axes:
         """A heatmap of the tau matrix like Chen & Sakai's Figure 2, column labels rotated.
 
         When every tau is >= 0 (the usual case between metrics) the colours span
@@ -494,7 +501,8 @@ class RankingSimilarity:
         return ax
 
 
-def ranking_similarity(values, labels=None, runs=None, method: str = "tau_b", level: float | None = 0.95, *,
+def ranking_similarity(values: ArrayLike | Evaluation, labels: Sequence[str] | None = None,
+                       runs: Sequence[str] | None = None, method: str = "tau_b", level: float | None = 0.95, *,
                        tie_tolerance: float = TIE_TOLERANCE) -> RankingSimilarity:
     """Correlation between the system rankings of every pair of metrics.
 

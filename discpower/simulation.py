@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 import numpy as np
 import pandas as pd
 
 from ._progress import reporter
+from ._types import MetricLike, Progress, QrelsLike, Seed
 from ._validate import DiscpowerError, seed_value
 from ._validate import n_trials as _count
 from .qrels_compare import QrelsComparer, _ratio, compare_tests, significance_test
@@ -70,8 +72,8 @@ class KnownTruthCollection:
         return np.sign(lv[:, None] - lv[None, :])
 
 
-def known_truth_collection(n_topics: int = 1000, quality=(0.5, 1.0, 1.5), per_level: int = 3, docs: int = 40,
-                           max_grade: int = 3, seed=0) -> KnownTruthCollection:
+def known_truth_collection(n_topics: int = 1000, quality: Sequence[float] = (0.5, 1.0, 1.5), per_level: int = 3,
+                           docs: int = 40, max_grade: int = 3, seed: Seed = 0) -> KnownTruthCollection:
     """A synthetic population of topics with systems of known quality levels.
 
     Parameters
@@ -173,9 +175,10 @@ class KnownTruthErrors:
         return pd.DataFrame(rows)
 
 
-def known_truth_errors(population: KnownTruthCollection, candidates, metric="nDCG@10", *,
-                       sample_topics: int = 50, experiments: int = 100, test="tukey", n_trials: int = 1000,
-                       alpha: float = 0.05, seed=0, progress=False, **options) -> KnownTruthErrors:
+def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str, QrelsLike | Callable],
+                       metric: MetricLike = "nDCG@10", *, sample_topics: int = 50, experiments: int = 100,
+                       test: str = "tukey", n_trials: int = 1000, alpha: float = 0.05, seed: Seed = 0,
+                       progress: Progress = False, **options: object) -> KnownTruthErrors:
     """Type I/II error rates of candidate qrels against S_gt and against the known truth.
 
     Parameters

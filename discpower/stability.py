@@ -29,6 +29,7 @@ import pandas as pd
 from cwla.errors import CwlaError
 
 from ._progress import reporter
+from ._types import MetricLike, Progress, QrelsLike, RunsLike, Seed
 from ._validate import DiscpowerError, seed_value
 from ._validate import n_trials as _check_trials
 from .qrels_compare import QrelsComparer, compare_tests, significance_test
@@ -119,9 +120,10 @@ class Stability:
         }
 
 
-def truth_stability(truth, candidates, runs, metric="nDCG@10", *, n_boot: int = 200, test="tukey",
-                    n_trials: int = 2000, alpha: float = 0.05, seed=0, ranking_measure: str = "MCC",
-                    topics: str = "common", progress=False, **options) -> Stability:
+def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: RunsLike,
+                    metric: MetricLike = "nDCG@10", *, n_boot: int = 200, test: str = "tukey", n_trials: int = 2000,
+                    alpha: float = 0.05, seed: Seed = 0, ranking_measure: str = "MCC", topics: str = "common",
+                    progress: Progress = False, **options: object) -> Stability:
     """Topic bootstrap of the comparison of candidate qrels with the ground truth.
 
     Each resample draws n topics with replacement from the ground truth's n topics (the
@@ -229,7 +231,7 @@ class RunStability:
             raise DiscpowerError(f"The 'k' parameter must be an integer >= 1. Got {k!r} instead.")
         return self.influence["run"].head(int(k)).tolist()
 
-    def without(self, run) -> pd.DataFrame:
+    def without(self, run: str) -> pd.DataFrame:
         """The measures without ``run`` beside those with it: ``candidate, measure, with_run, without_run, change``."""
         if run not in self.runs:
             raise DiscpowerError(f"unknown run {run!r}; the runs are {list(self.runs)[:5]} ...")
@@ -257,9 +259,10 @@ def _pair_measures(truth_test, cand_test, alpha, direction_aware) -> tuple[dict,
             pairs["outcome"].to_numpy())
 
 
-def run_stability(truth, candidates, runs, metric="nDCG@10", *, n_boot: int = 200, test="tukey",
-                  n_trials: int = 2000, alpha: float = 0.05, seed=0, topics: str = "common", progress=False,
-                  **options) -> RunStability:
+def run_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: RunsLike,
+                  metric: MetricLike = "nDCG@10", *, n_boot: int = 200, test: str = "tukey", n_trials: int = 2000,
+                  alpha: float = 0.05, seed: Seed = 0, topics: str = "common", progress: Progress = False,
+                  **options: object) -> RunStability:
     """Run-set stability of the comparison of candidate qrels with the ground truth.
 
     The runs are scored once under every qrels; each run set then only selects columns.

@@ -17,11 +17,14 @@ so the p-values are bit-identical for a seed whatever the number of threads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import prange
 
 from ._numba import jit
 from ._rng import shuffle, trial_state
+from ._types import Matrix, Seed
 from ._validate import finite_sums, null_trials, score_matrix, seed_value
 from .result import PairwiseTest
 
@@ -81,7 +84,8 @@ def exceedance_pvalues(observed, null, plus_one=False, tolerance=TIE_TOLERANCE):
     return count / float(len(null))
 
 
-def randomised_tukey_hsd(X, n_trials=10_000, seed=None, *, systems=None, plus_one=False) -> PairwiseTest:
+def randomised_tukey_hsd(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, systems: Sequence[str] | None = None,
+                         plus_one: bool = False) -> PairwiseTest:
     """Paired randomised Tukey HSD test of every pair of systems.
 
     Parameters

@@ -13,6 +13,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from .._types import QrelsLike, RunsLike
 from ..aggregations import ERG, ETG, Max
 from ..browsing import AP, DCG, RBP, Precision
 from ..errors import CwlaWarning
@@ -50,7 +51,7 @@ def check_round_trip(metric: Metric) -> None:
         raise AssertionError(f"text round trip changed the metric: {metric!r} -> {str(metric)!r} -> {back!r}")
 
 
-def check_bounds(metric: Metric, qrels, runs) -> None:
+def check_bounds(metric: Metric, qrels: QrelsLike, runs: RunsLike) -> None:
     """Values and residuals are finite, values >= 0; without normalisation values are <= 1
     (<= the depth H for ETG, whose scale is gain units)."""
     ev = _evaluate(metric, qrels, runs)
@@ -87,7 +88,7 @@ def _shuffled(runs, rng):
     return out
 
 
-def check_order_invariance(metric: Metric, qrels, runs, seed: int = 0) -> None:
+def check_order_invariance(metric: Metric, qrels: QrelsLike, runs: RunsLike, seed: int = 0) -> None:
     """Shuffling the lines of the qrels and of every run changes nothing (runs are
     ordered by score, then docno, as trec_eval)."""
     rng = np.random.default_rng(seed)
@@ -100,7 +101,7 @@ def check_order_invariance(metric: Metric, qrels, runs, seed: int = 0) -> None:
         _fail("result depends on line order", base, where, other.values[where], base.values[where])
 
 
-def check_unjudged_as_nonrelevant(metric: Metric, qrels, runs) -> bool:
+def check_unjudged_as_nonrelevant(metric: Metric, qrels: QrelsLike, runs: RunsLike) -> bool:
     """Judging every unjudged retrieved document at grade 0 leaves the values unchanged
     (an unjudged document has gain 0). Applies when the metric's gain map sends grade 0 to 0
     and the metric keeps unjudged documents (not ``judged_only``)."""
@@ -128,7 +129,7 @@ def check_unjudged_as_nonrelevant(metric: Metric, qrels, runs) -> bool:
     return True
 
 
-def check_swap_monotone(metric: Metric, qrels, runs) -> bool:
+def check_swap_monotone(metric: Metric, qrels: QrelsLike, runs: RunsLike) -> bool:
     """Moving a more relevant document up one place never lowers the score.
 
     SPEC section 2 promises this for Precision, DCG and RBP with ERG; for other
@@ -165,7 +166,7 @@ def _trec_ordered(frame):
     return read_runs({"run": frame}).frame("run")
 
 
-def check_stop_normalises(metric: Metric, qrels, runs) -> None:
+def check_stop_normalises(metric: Metric, qrels: QrelsLike, runs: RunsLike) -> None:
     """With ``stop=True`` the stopping probabilities L(1..H) sum to 1: on the same
     browsing model, the ``max`` aggregation with every gain 1 scores exactly 1."""
     browsing = AP("retrieved") if isinstance(metric.browsing, AP) else metric.browsing  # no R_ret/R factor
@@ -193,7 +194,7 @@ def _present(ev, runs):
     return present[None]
 
 
-def check_invariants(metric: Metric, qrels, runs) -> None:
+def check_invariants(metric: Metric, qrels: QrelsLike, runs: RunsLike) -> None:
     """Every invariant that applies to ``metric``: round trip, bounds, order
     invariance, unjudged = non-relevant, swap monotonicity (Precision, DCG, RBP
     with ERG), and sum L = 1 under stop."""

@@ -9,6 +9,8 @@ gains.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
@@ -89,13 +91,13 @@ def collections(draw, *, max_topics: int = 4, max_runs: int = 3, max_depth: int 
     return qrels, runs
 
 
-def declared(cls):
+def declared(cls: type) -> st.SearchStrategy:
     """Instances of a declared model or aggregation, each parameter drawn from its declaration
     (:meth:`cwla._declare.Param.strategy`)."""
     return st.builds(cls, **{p.name: p.strategy() for p in cls.declared})
 
 
-def tabulated_models(max_len: int = 12):
+def tabulated_models(max_len: int = 12) -> st.SearchStrategy:
     """Tabulated models: random C(1..n) in [0, 1], or random non-increasing W(1..n) >= 0 with W(1) > 0."""
     values = st.floats(0.0, 1.0)
     return st.one_of(
@@ -105,19 +107,19 @@ def tabulated_models(max_len: int = 12):
     )
 
 
-def browsing_models(models=None):
+def browsing_models(models: Iterable[str] | None = None) -> st.SearchStrategy:
     """Every browsing model (or those of ``models``, a list of names of :data:`cwla.browsing.MODELS`) with
     valid parameters drawn from its declaration."""
     names = list(MODELS) if models is None else list(models)
     return st.one_of(*[tabulated_models() if name == "Tabulated" else declared(MODELS[name]) for name in names])
 
 
-def aggregations():
+def aggregations() -> st.SearchStrategy:
     """Every aggregation with valid parameters."""
     return st.one_of(*[declared(cls) for cls in AGGREGATIONS.values()])
 
 
-def gain_maps(max_grade: int = 3):
+def gain_maps(max_grade: int = 3) -> st.SearchStrategy:
     """Gain maps that send grades 0..max_grade into [0, 1]."""
     return st.one_of(
         st.just(Linear()),
@@ -132,7 +134,7 @@ def gain_maps(max_grade: int = 3):
     )
 
 
-def metrics(max_grade: int = 3, constant: bool = True):
+def metrics(max_grade: int = 3, constant: bool = True) -> st.SearchStrategy:
     """Metrics with every option drawn (options may stay unset)."""
     options = st.fixed_dictionaries(
         {},
@@ -149,7 +151,7 @@ def metrics(max_grade: int = 3, constant: bool = True):
     return built if constant else built.filter(lambda m: not m.is_constant)
 
 
-def counting_measures(max_grade: int = 3):
+def counting_measures(max_grade: int = 3) -> st.SearchStrategy:
     """The measures outside C/W/L/A (:mod:`cwla.counting`) with every parameter drawn."""
     rel = st.one_of(st.none(), st.integers(1, max_grade))
     judged = st.one_of(st.none(), st.booleans())
