@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-__all__ = ["escape", "tabular", "number"]
+__all__ = ["escape", "tabular", "number", "bold", "superscript", "row", "grid", "table", "inline_math"]
 
 _SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -62,3 +62,56 @@ def tabular(frame: pd.DataFrame, digits: int = 4, *, index: bool = False) -> str
         lines.append(" & ".join(number(v, digits) for v in row) + " \\\\")
     lines += ["\\hline", "\\end{tabular}"]
     return "\n".join(lines)
+
+
+def bold(latex: str) -> str:
+    """``\\textbf{latex}`` (``latex`` is LaTeX already: escape plain text first)."""
+    return f"\\textbf{{{latex}}}"
+
+
+def superscript(latex: str) -> str:
+    """``\\textsuperscript{latex}``, or nothing for empty ``latex`` (escape plain text first)."""
+    return f"\\textsuperscript{{{latex}}}" if latex else ""
+
+
+def row(cells) -> str:
+    """One tabular row: the cells (LaTeX) joined by ``&`` and ended by ``\\\\``."""
+    return " & ".join(cells) + " \\\\"
+
+
+def inline_math(latex: str) -> str:
+    """``$latex$``: LaTeX math in running text (a caption)."""
+    return f"${latex}$"
+
+
+def grid(spec: str, header, rows) -> str:
+    """A ``tabular`` with column ``spec`` (``"llrr"``), one ``header`` row and the ``rows``, all cells
+    LaTeX already, between ``\\hline`` rules. Every row must have one cell per column of ``spec``."""
+    width = len(spec)
+    header = list(header)
+    rows = [list(r) for r in rows]
+    for k, cells in enumerate([header, *rows]):
+        if len(cells) != width:
+            what = "the header" if k == 0 else f"row {k}"
+            raise ValueError(f"{what} has {len(cells)} cells for the {width} columns of {spec!r}")
+    lines = [f"\\begin{{tabular}}{{{spec}}}", "\\hline", row(header), "\\hline"]
+    lines += [row(cells) for cells in rows]
+    lines += ["\\hline", "\\end{tabular}"]
+    return "\n".join(lines)
+
+
+def table(body: str, caption: str | None = None, *, label: str | None = None, placement: str = "ht") -> str:
+    """``body`` (a tabular) in a centred ``table`` float with a ``caption`` (LaTeX) and an optional
+    ``label`` (written with LaTeX's special characters and spaces replaced by ``-``)."""
+    lines = [f"\\begin{{table}}[{placement}]", "\\centering"]
+    if caption:
+        lines.append(f"\\caption{{{caption}}}")
+    if label:
+        lines.append(f"\\label{{{_label(label)}}}")
+    lines += [body, "\\end{table}"]
+    return "\n".join(lines)
+
+
+def _label(text: str) -> str:
+    """A label key: LaTeX's special characters (and spaces) replaced by '-'."""
+    return "".join("-" if ch in _SPECIAL or ch.isspace() else ch for ch in str(text))

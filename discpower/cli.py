@@ -7,6 +7,9 @@ Usage::
                    [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR] [--quiet]
     discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--trials B] [--alpha A]
                    [--seed S] [--test T] [--direction-aware] [--pairs FILE]
+    discpower compare QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
+                   [--baseline RUN] [--test T] [--correction C] [--alpha A] [--trials B] [--seed S]
+                   [--format tsv|markdown|latex] [--digits N]
 
 ``tukey`` reads a matrix (a header line of system names, then one line of
 scores per topic) and prints TSV ``system_a, system_b, diff, pvalue`` (diff =
@@ -17,6 +20,11 @@ split-half comparison within test families (Chen & Sakai's Table 3: one family p
 browsing model for their grid, ``--families``) and the Kendall tau-b matrix between
 the metrics' system rankings. ``compare-qrels``
 prints ``measure, value`` lines (TP, TN, FP, FN, 1P, 1R, 2P, 2R, BAC, MCC, ...).
+``compare`` prints the systems' comparison table (:func:`discpower.compare.compare_systems`): per
+metric and system the mean, its confidence interval and the significance marks -- against
+``--baseline`` (a run name, or one of the RUN files as given) with ``--correction`` over the
+comparisons with it, or of all pairs (default: the paired randomised Tukey HSD) -- as tidy TSV
+(one line per metric and system), a Markdown table or a LaTeX table.
 
 No output (``--pairs FILE``, ``--figures DIR``) may be one of the input files: that is refused
 before anything is read or written, and files are written whole (a temporary file renamed into
@@ -121,6 +129,33 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--pairs", metavar="FILE", action=Once,
                    help="also write the pair-level detail (TSV) to FILE ('-': stdout); not an input file")
     c.set_defaults(func=_cmd_compare)
+
+    s = commands.add_parser("compare", help="compare systems: means, CIs and significance marks per metric",
+                            description="Score the runs with cwla and print, per metric and system, the mean over "
+                                        "the topics, its t-based 1 - alpha confidence interval, the paired effect "
+                                        "size d_z and significance: against --baseline (each run vs the baseline, "
+                                        "--correction over those comparisons) or of all pairs (default: paired "
+                                        "randomised Tukey HSD). As TSV (default), Markdown or LaTeX.")
+    add_scoring_arguments(s, default_metric=None)
+    s.add_argument("--baseline", metavar="RUN", action=Once,
+                   help="the baseline run: its name (file name without .gz) or one of the RUN files as given; "
+                        "default: compare all pairs")
+    s.add_argument("--test", default="tukey", choices=("tukey", "parametric-tukey", "t-test", "randomisation",
+                                                       "bootstrap"),
+                   help="the significance test (default tukey: paired randomised Tukey HSD)")
+    s.add_argument("--correction", default="none", choices=("none", "holm", "bonferroni", "bh"),
+                   help="multiple-comparison correction of t-test / randomisation / bootstrap p-values, per "
+                        "metric over the comparisons with the baseline (or all pairs); none with a Tukey HSD")
+    s.add_argument("--alpha", type=float, default=0.05, metavar="A",
+                   help="significance level; the intervals are 1 - A (default 0.05)")
+    s.add_argument("--trials", type=int, default=10_000, metavar="B",
+                   help="trials of the resampling tests (default 10000)")
+    s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    s.add_argument("--format", default="tsv", choices=("tsv", "markdown", "latex"),
+                   help="tsv (default; one line per metric and system), markdown or latex (a table float)")
+    s.add_argument("--digits", type=int, default=4, metavar="N",
+                   help="decimals of the means in the markdown and latex tables (default 4)")
+    s.set_defaults(func=_cmd_compare_systems)
     return parser
 
 
@@ -207,6 +242,38 @@ def _cmd_compare(args) -> int:
     if m["topics_candidate"] != m["topics_truth"] or args.topics == "truth":
         print(f"{PROG}: note: ground truth tested on {m['topics_truth']} topics, candidate on "
               f"{m['topics_candidate']}", file=sys.stderr)
+    return 0
+
+
+def _cmd_compare_systems(args) -> int:
+    from cwla.readers import run_name
+
+    from .compare import compare_systems
+
+    if args.correction != "none" and args.test in ("tukey", "parametric-tukey"):
+        raise ValueError(f"--correction {args.correction} with --test {args.test}: the Tukey HSD already controls "
+                         f"the family-wise error over all pairs; use --correction none, or --test t-test, "
+                         f"randomisation or bootstrap with --correction {args.correction}")
+    if not 0 <= args.digits <= 15:
+        raise ValueError(f"--digits must be an integer in [0, 15], got {args.digits}")
+    metrics, options = scoring_options(args, default_metric=None)
+    baseline = args.baseline
+    if baseline is not None and baseline in args.runs:  # a RUN file as given names its run
+        baseline = run_name(baseline)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = compare_systems(args.qrels, args.runs, metrics, baseline=baseline, test=args.test,
+                                 correction=None if args.correction == "none" else args.correction,
+                                 alpha=args.alpha, n_trials=args.trials, seed=args.seed, **options)
+    if args.format == "tsv":
+        text = result.to_frame().to_csv(sep="\t", index=False, float_format="%.6f", na_rep="nan")
+    elif args.format == "markdown":
+        text = result.to_markdown(args.digits)
+    else:
+        text = result.to_latex(args.digits) + "\n"
+    sys.stdout.write(text)
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
     return 0
 
 

@@ -20,12 +20,14 @@ so a seed gives bit-identical p-values whatever the number of numba threads.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numba import prange
 
 from ._numba import jit
 from ._rng import next_below, trial_state
+from ._types import ArrayLike, Matrix, Seed
 from ._validate import DiscpowerError, finite_sums, null_trials, score_matrix, seed_value
 from .result import PairwiseTest
 from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges
@@ -64,19 +66,28 @@ def adjust_pvalues(p, correction):
     ----------
     p : array-like of float
         The unadjusted p-values of the family (here the C(m, 2) pairs).
-    correction : {None, "holm", "bonferroni"}
+    correction : {None, "holm", "bonferroni", "bh"}
         ``"bonferroni"``: ``min(1, k p_i)`` with k the family size.
-        ``"holm"`` (Holm 1979, step-down): with ``p_(1) <= ... <= p_(k)``,
-        ``p~_(r) = min(1, max_{s <= r} (k - s + 1) p_(s))`` -- the running maximum
-        keeps the adjusted values in the order of the raw ones.
+        ``"holm"`` (Holm 1979, step-down, family-wise error rate): with
+        ``p_(1) <= ... <= p_(k)``, ``p~_(r) = min(1, max_{s <= r} (k - s + 1) p_(s))`` --
+        the running maximum keeps the adjusted values in the order of the raw ones.
+        ``"bh"`` (Benjamini & Hochberg 1995, step-up, false discovery rate):
+        ``p~_(r) = min(1, min_{s >= r} k p_(s) / s)``; rejecting ``p~ < alpha`` is the
+        BH procedure at level alpha (statsmodels' ``fdr_bh``).
 
     Returns
     -------
     ndarray
         The adjusted p-values, in the input order (ties keep their order).
+
+    References
+    ----------
+    Holm, "A simple sequentially rejective multiple test procedure", Scand. J. Stat. 6, 1979.
+    Benjamini & Hochberg, "Controlling the false discovery rate: a practical and powerful approach
+    to multiple testing", J. R. Stat. Soc. B 57, 1995.
     """
-    if correction not in _CORRECTIONS:
-        raise DiscpowerError(f"The 'correction' parameter must be one of None, 'holm' or 'bonferroni'. "
+    if correction not in _CORRECTIONS + ("bh",):
+        raise DiscpowerError(f"The 'correction' parameter must be one of None, 'holm', 'bonferroni' or 'bh'. "
                              f"Got {correction!r} instead.")
     p = np.asarray(p, dtype=np.float64)
     k = p.size
@@ -85,7 +96,11 @@ def adjust_pvalues(p, correction):
     if correction == "bonferroni":
         return np.minimum(1.0, k * p)
     order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate((k - np.arange(k)) * p[order])
+    if correction == "bh":
+        ranked = k * p[order] / np.arange(1, k + 1)
+        stepped = np.minimum.accumulate(ranked[::-1])[::-1]
+    else:
+        stepped = np.maximum.accumulate((k - np.arange(k)) * p[order])
     out = np.empty(k)
     out[order] = np.minimum(1.0, stepped)
     return out
@@ -93,7 +108,7 @@ def adjust_pvalues(p, correction):
 
 # ----------------------------------------------------------------------------- paired t-test
 
-def paired_t_test(X, *, systems=None, correction=None) -> PairwiseTest:
+def paired_t_test(X: Matrix, *, systems: Sequence[str] | None = None, correction: str | None = None) -> PairwiseTest:
     """Two-sided paired t-test of every pair of systems (Student 1908).
 
     For systems i and j with per-topic differences ``d_t = X[t, i] - X[t, j]``::
@@ -174,7 +189,7 @@ def paired_t_test(X, *, systems=None, correction=None) -> PairwiseTest:
 
 # ----------------------------------------------------------------------------- parametric Tukey HSD
 
-def studentized_ranges(X) -> tuple[np.ndarray, np.ndarray, int]:
+def studentized_ranges(X: Matrix) -> tuple[np.ndarray, np.ndarray, int]:
     """The paired Tukey HSD's statistics of a checked matrix: (diff, q, dof) with ``diff[i, j]`` =
     mean i - mean j, ``q[i, j]`` = |diff| / sqrt(V_E / n) (0 on the diagonal; inf where V_E = 0 and
     the means differ) and dof = (m - 1)(n - 1). See :func:`parametric_tukey_hsd`."""
@@ -192,7 +207,7 @@ def studentized_ranges(X) -> tuple[np.ndarray, np.ndarray, int]:
     return diff, q, dof
 
 
-def parametric_tukey_hsd(X, *, systems=None) -> PairwiseTest:
+def parametric_tukey_hsd(X: Matrix, *, systems: Sequence[str] | None = None) -> PairwiseTest:
     """Sakai's paired (two-way ANOVA) Tukey HSD test of every pair of systems.
 
     The topics are a blocking factor: with system means ``xbar_.j``, topic means
@@ -314,8 +329,9 @@ def _exact_flip_count(X, threshold):
     return counts.sum()
 
 
-def fisher_randomisation(x, y=None, *, n_trials=10_000, seed=None, systems=None, exact=False,
-                         plus_one=False) -> PairwiseTest:
+def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
+                         systems: Sequence[str] | None = None, exact: bool = False,
+                         plus_one: bool = False) -> PairwiseTest:
     """Fisher's randomisation (permutation) test of the mean difference of two systems.
 
     Under the null hypothesis the labels of each topic's two scores are
@@ -451,7 +467,8 @@ def _z(d):
     return mean / (sd / math.sqrt(n))
 
 
-def paired_bootstrap(x, y=None, *, n_trials=10_000, seed=None, systems=None, plus_one=False) -> PairwiseTest:
+def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
+                     systems: Sequence[str] | None = None, plus_one: bool = False) -> PairwiseTest:
     """Sakai's paired bootstrap hypothesis test of the mean difference of two systems.
 
     With per-topic differences ``d_t = x_t - y_t`` (t = 1..n)::

@@ -1,9 +1,11 @@
 """The discpower command: tukey on a matrix file, meta on TREC files."""
 
+import io
 import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import cwla
@@ -105,3 +107,78 @@ def test_meta_needs_a_metric(tmp_path, capsys):
 def test_console_entry_point():
     out = subprocess.run([sys.executable, "-m", "discpower", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("discpower ")
+
+
+# ----------------------------------------------------------------------------- discpower compare
+
+@pytest.fixture(scope="module")
+def trec(tmp_path_factory):
+    """A synthetic collection written as TREC files: (qrels path, run paths)."""
+    qrels, runs = cwla.synthetic.collection(n_topics=18, n_runs=5, seed=6)
+    qrels_path, run_paths = cwla.synthetic.write_trec(qrels, runs, tmp_path_factory.mktemp("compare"))
+    return str(qrels_path), [str(p) for p in run_paths]
+
+
+def test_compare_tsv_is_the_tidy_frame(trec, capsys):
+    from discpower.compare import compare_systems
+
+    qrels, runs = trec
+    assert main(["compare", qrels, *runs, "-m", "nDCG@10", "-m", "RBP_ERG", "--trials", "1500", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    got = pd.read_csv(io.StringIO(out), sep="\t", keep_default_na=False, dtype={"significance": str})
+    expected = compare_systems(qrels, runs, ["nDCG@10", "RBP_ERG"], n_trials=1500, seed=2).to_frame()
+    assert list(got.columns) == list(expected.columns)
+    assert got.metric.tolist() == expected.metric.tolist() and got.system.tolist() == expected.system.tolist()
+    assert got.significance.tolist() == expected.significance.tolist()
+    np.testing.assert_allclose(got["mean"], expected["mean"], atol=1e-6)
+    np.testing.assert_allclose(got.ci_low, expected.ci_low, atol=1e-6)
+    assert got.wins.tolist() == expected.wins.tolist()
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_compare_tables_with_a_baseline(trec, capsys, fmt):
+    from discpower.compare import compare_systems
+
+    qrels, runs = trec
+    args = ["compare", qrels, *runs, "-m", "P@5", "--baseline", runs[2], "--test", "t-test", "--correction", "holm",
+            "--alpha", "0.1", "--format", fmt, "--digits", "3"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    expected = compare_systems(qrels, runs, ["P@5"], baseline="run03", test="t-test", correction="holm", alpha=0.1)
+    assert out == (expected.to_markdown(3) if fmt == "markdown" else expected.to_latex(3) + "\n")
+    assert "run03 (baseline)" in out and "Holm" in out
+
+
+def test_compare_baseline_by_name_equals_by_path(trec, capsys):
+    qrels, runs = trec
+    outputs = []
+    for baseline in ("run02", runs[1]):
+        assert main(["compare", qrels, *runs, "-m", "P@5", "--baseline", baseline, "--test", "randomisation",
+                     "--trials", "800", "--correction", "bh"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert "\tpvalue_raw\tpvalue" in outputs[0].splitlines()[0]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--baseline", "run9"], "unknown baseline 'run9': the runs are 'run01', 'run02'"),
+    (["--correction", "holm"], "--correction holm with --test tukey"),
+    (["--alpha", "1.5"], "The 'alpha' parameter must be a number in the open interval (0, 1)"),
+    (["--trials", "0"], "The 'n_trials' parameter must be an integer >= 1"),
+    (["--test", "anova"], "invalid choice: 'anova'"),
+    (["--format", "html"], "invalid choice: 'html'"),
+    (["--digits", "-2"], "--digits must be an integer in [0, 15], got -2"),
+])
+def test_compare_errors(trec, capsys, extra, message):
+    qrels, runs = trec
+    assert main(["compare", qrels, *runs, "-m", "P@5", *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and ("discpower: error:" in err or "usage:" in err)
+
+
+def test_compare_needs_two_runs_and_a_metric(trec, capsys):
+    qrels, runs = trec
+    assert main(["compare", qrels, runs[0], "-m", "P@5"]) == 2
+    assert "at least 2 runs; got 1" in capsys.readouterr().err
+    assert main(["compare", qrels, *runs]) == 2
+    assert "no metric given" in capsys.readouterr().err
