@@ -8,6 +8,11 @@ and dictionary-encodes its (topic, docno) pairs into integer ids shared by all r
 :func:`cwla.prepare` joins it with any number of qrels by looking the judged pairs up,
 nothing more.
 
+A RunSet can be saved to a folder (:meth:`RunSet.save`: one ``.npy`` file per array and a JSON
+manifest) and opened again memory-mapped, read-only (:func:`open_runs`; :func:`read_runs` and
+:func:`cwla.evaluate` accept the folder too): worker processes on one machine then share its pages,
+and a cluster on a shared filesystem reads it lazily.
+
 Memory: 4 bytes of pair id and 4 (float32) or 8 (float64) bytes of score per
 retrieved document, plus the distinct (topic, docno) pairs (the docno's bytes and
 16 bytes each).
@@ -15,12 +20,16 @@ retrieved document, plus the distinct (topic, docno) pairs (the docno's bytes an
 
 from __future__ import annotations
 
+import json
 import numbers
 import os
 import queue
+import weakref
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
 import attrs
 import numpy as np
@@ -33,7 +42,8 @@ from ._tokenize import RunColumns, Workspace, read_run_file
 from .errors import InputError
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
 
-__all__ = ["RunSet", "read_runs", "run_groups", "default_workers", "TIES", "ORDERS"]
+__all__ = ["RunSet", "read_runs", "open_runs", "is_run_store", "run_groups", "default_workers", "TIES", "ORDERS",
+           "STORE_FORMAT", "STORE_VERSION"]
 
 TIES = ("float32", "float64")
 
@@ -255,6 +265,231 @@ class RunSet:
         return (sum(a.nbytes for a in self.doc_ids) + sum(a.nbytes for a in self.scores) + d.blob.nbytes
                 + d.offsets.nbytes + d.hashes.nbytes + self.pair_starts.nbytes + self.lengths.nbytes)
 
+    @property
+    def store(self) -> str | None:
+        """The run-store folder this RunSet is memory-mapped from (:func:`open_runs`), as an absolute
+        path; None for runs read into memory (or a RunSet built from a store's arrays by hand)."""
+        return _STORES.get(self)
+
+    def save(self, directory: str | os.PathLike) -> Path:
+        """Write the runs to a run store: a new or empty folder, created if missing.
+
+        The store holds every array of the RunSet (names, topics, docnos with their hashes, pair ids,
+        scores, lengths) and its ``ties`` and ``order``, so that :func:`open_runs` gives back a RunSet
+        that scores exactly as this one. Files: one ``.npy`` per array (the runs' pair ids and scores
+        back to back in ``doc_ids.npy`` and ``scores.npy``) and ``manifest.json`` (format name and
+        version, names, topics, ties, order, each array's dtype and shape), written last: a folder
+        without a manifest is not a store (e.g. an interrupted save, whose files are removed).
+
+        Parameters
+        ----------
+        directory : str or os.PathLike
+            The store's folder. It must not exist yet or be empty: a store is never written over
+            anything, an input of the runs (or the store they are mapped from) included.
+
+        Returns
+        -------
+        pathlib.Path
+            The store's folder, absolute.
+
+        Raises
+        ------
+        InputError
+            When ``directory`` is a file or a folder that is not empty.
+        """
+        return _save_store(self, directory)
+
+
+# ---------------------------------------------------------------------------
+# the run store: a RunSet saved to a folder, opened memory-mapped
+# ---------------------------------------------------------------------------
+
+#: the ``format`` of a run store's manifest, and the version :func:`open_runs` reads
+STORE_FORMAT = "cwla.RunSet"
+STORE_VERSION = 1
+_MANIFEST = "manifest.json"
+#: array -> (file, dtype or None: the scores' dtype is the store's ``ties``)
+_STORE_ARRAYS = {"docno_blob": ("docno_blob.npy", "uint8"), "docno_offsets": ("docno_offsets.npy", "int64"),
+                 "docno_hashes": ("docno_hashes.npy", "uint64"), "pair_starts": ("pair_starts.npy", "int64"),
+                 "lengths": ("lengths.npy", "int64"), "doc_ids": ("doc_ids.npy", "int32"),
+                 "scores": ("scores.npy", None)}
+_STORES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # RunSet opened from a store -> its folder
+
+
+def is_run_store(path: object) -> bool:
+    """Whether ``path`` is a folder holding a run store's manifest (:meth:`RunSet.save`)."""
+    return isinstance(path, (str, os.PathLike)) and os.path.isfile(os.path.join(path, _MANIFEST))
+
+
+def _store_arrays(runs: RunSet) -> dict:
+    """The arrays of a store, each as a list of parts written back to back."""
+    d = runs.docnos
+    return {"docno_blob": [d.blob], "docno_offsets": [d.offsets], "docno_hashes": [d.hashes],
+            "pair_starts": [runs.pair_starts], "lengths": [runs.lengths], "doc_ids": list(runs.doc_ids),
+            "scores": list(runs.scores)}
+
+
+def _save_store(runs: RunSet, directory) -> Path:
+    folder = Path(os.path.abspath(os.fspath(directory)))
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"cannot write a run store to {folder}: it is a file; give a new or empty folder")
+    if folder.is_dir() and any(folder.iterdir()):
+        held = sorted(p.name for p in folder.iterdir())
+        what = "a run store" if _MANIFEST in held else ", ".join(held[:5]) + (" ..." if len(held) > 5 else "")
+        raise InputError(f"cannot write a run store to {folder}: the folder is not empty (it holds {what}); a store "
+                         f"is never written over anything: give a new or empty folder")
+    created = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    try:
+        arrays = {}
+        for key, parts in _store_arrays(runs).items():
+            name, dtype = _STORE_ARRAYS[key]
+            dtype = np.dtype(dtype if dtype is not None else runs.ties)
+            shape = parts[0].shape if len(parts) == 1 else (sum(len(p) for p in parts),)
+            path = folder / name
+            written.append(path)
+            out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
+            start = 0
+            for part in parts:  # one run at a time: no copy of all the runs at once
+                out[start:start + len(part)] = part
+                start += len(part)
+            out.flush()
+            del out
+            arrays[key] = {"file": name, "dtype": dtype.str, "shape": list(shape)}
+        manifest = {"format": STORE_FORMAT, "version": STORE_VERSION, "names": list(runs.names),
+                    "topics": list(runs.topics), "ties": runs.ties, "order": runs.order, "arrays": arrays}
+        tmp = folder / (_MANIFEST + ".tmp")
+        written.append(tmp)
+        tmp.write_text(json.dumps(manifest))
+        os.replace(tmp, folder / _MANIFEST)  # the manifest last: a folder without one is no store
+    except BaseException:
+        for path in written:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+        if created:
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        raise
+    return folder
+
+
+def _manifest(folder: str) -> dict:
+    where = f"run store {folder}"
+    if not os.path.exists(folder):
+        raise InputError(f"{where}: no such folder")
+    if not os.path.isdir(folder):
+        raise InputError(f"{where}: not a folder (a run store is a folder written by RunSet.save)")
+    path = os.path.join(folder, _MANIFEST)
+    if not os.path.isfile(path):
+        raise InputError(f"{where}: no {_MANIFEST}, so not a run store written by RunSet.save (or its save was "
+                         f"interrupted); write it again with cwla.read_runs(...).save(folder)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{where}: {_MANIFEST} is unreadable ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != STORE_FORMAT:
+        raise InputError(f"{where}: {_MANIFEST} is not a cwla run store's manifest (format "
+                         f"{manifest.get('format') if isinstance(manifest, dict) else None!r}, expected "
+                         f"{STORE_FORMAT!r})")
+    if manifest.get("version") != STORE_VERSION:
+        raise InputError(f"{where}: format version {manifest.get('version')!r}; this cwla reads version "
+                         f"{STORE_VERSION}: write the store again with this cwla")
+    names, topics = manifest.get("names"), manifest.get("topics")
+    for key, value in (("names", names), ("topics", topics)):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputError(f"{where}: {_MANIFEST}'s {key!r} must be a list of strings")
+    if len(set(names)) != len(names) or not names:
+        raise InputError(f"{where}: {_MANIFEST}'s run names must be distinct and at least one")
+    if manifest.get("ties") not in TIES or manifest.get("order") not in ORDERS:
+        raise InputError(f"{where}: {_MANIFEST}'s ties {manifest.get('ties')!r} / order {manifest.get('order')!r} "
+                         f"must be one of {TIES} / {ORDERS}")
+    if not isinstance(manifest.get("arrays"), dict):
+        raise InputError(f"{where}: {_MANIFEST} lists no arrays")
+    return manifest
+
+
+def _open_array(folder: str, manifest: dict, key: str, shape: tuple) -> np.ndarray:
+    """One array of a store, memory-mapped read-only, checked against the manifest and ``shape``."""
+    where = f"run store {folder}"
+    name, dtype = _STORE_ARRAYS[key]
+    dtype = np.dtype(dtype if dtype is not None else manifest["ties"])
+    entry = manifest["arrays"].get(key)
+    if not isinstance(entry, dict) or entry.get("file") != name:
+        raise InputError(f"{where}: {_MANIFEST} does not list the array {key!r} (file {name})")
+    path = os.path.join(folder, name)
+    if not os.path.isfile(path):
+        raise InputError(f"{where}: {name} is missing")
+    try:
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:  # a bad header, or a file shorter than its header says
+        raise InputError(f"{where}: {name} is corrupt or truncated ({type(exc).__name__}: {exc})") from exc
+    if array.dtype != dtype or array.shape != shape or list(array.shape) != entry.get("shape"):
+        raise InputError(f"{where}: {name} holds {array.dtype} of shape {array.shape}; the manifest expects "
+                         f"{dtype} of shape {shape}")
+    return array.view(np.ndarray)  # plain arrays (still read-only, mapped: the memmap is their base)
+
+
+def open_runs(directory: str | os.PathLike) -> RunSet:
+    """Open a run store (:meth:`RunSet.save`) as a RunSet whose arrays are memory-mapped, read-only.
+
+    Nothing is read but the manifest, the topic lengths and the arrays' headers: the pages are read
+    when the runs are scored, and processes on one machine that open the same store share them.
+    The RunSet scores exactly as the one that was saved (same names, topics, docnos, ties and
+    order) and remembers its folder (:attr:`RunSet.store`).
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        The store's folder.
+
+    Returns
+    -------
+    RunSet
+
+    Raises
+    ------
+    InputError
+        Naming the folder and what is wrong: no such folder, no manifest (not a store, or an
+        interrupted save), a manifest of another format or version, or an array file that is
+        missing, truncated, or of another dtype or shape than the manifest says.
+    """
+    folder = os.path.abspath(os.fspath(directory))
+    manifest = _manifest(folder)
+    n_runs, n_topics = len(manifest["names"]), len(manifest["topics"])
+    where = f"run store {folder}"
+    lengths = _open_array(folder, manifest, "lengths", (n_runs, n_topics))
+    if (lengths < 0).any():
+        raise InputError(f"{where}: lengths.npy holds negative lengths")
+    offsets = _open_array(folder, manifest, "docno_offsets", tuple(manifest["arrays"]["docno_offsets"]["shape"]))
+    if offsets.ndim != 1 or len(offsets) < 1:
+        raise InputError(f"{where}: docno_offsets.npy must be one-dimensional, not empty")
+    n_pairs = len(offsets) - 1
+    blob = _open_array(folder, manifest, "docno_blob", (int(offsets[-1]),))
+    hashes = _open_array(folder, manifest, "docno_hashes", (n_pairs,))
+    pair_starts = _open_array(folder, manifest, "pair_starts", (n_topics + 1,))
+    if offsets[0] != 0 or pair_starts[0] != 0 or pair_starts[-1] != n_pairs:
+        raise InputError(f"{where}: the docno offsets or pair starts are inconsistent (first offset "
+                         f"{int(offsets[0])}, pair starts {int(pair_starts[0])} ... {int(pair_starts[-1])}, "
+                         f"{n_pairs} pairs)")
+    per_run = lengths.sum(axis=1)
+    total = (int(per_run.sum()),)
+    doc_ids = _open_array(folder, manifest, "doc_ids", total)
+    scores = _open_array(folder, manifest, "scores", total)
+    bounds = np.concatenate([[0], np.cumsum(per_run)]).tolist()
+    run_set = RunSet(names=tuple(manifest["names"]), topics=tuple(manifest["topics"]),
+                     docnos=Strings(blob, offsets, hashes), pair_starts=pair_starts, lengths=lengths,
+                     doc_ids=tuple(doc_ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])),
+                     scores=tuple(scores[a:b] for a, b in zip(bounds[:-1], bounds[1:])),
+                     ties=manifest["ties"], order=manifest["order"])
+    _STORES[run_set] = folder
+    return run_set
+
 
 def default_workers() -> int:
     """Threads that read run files: the number of CPUs, at most 4."""
@@ -298,12 +533,15 @@ def _text_bytes(path) -> int:
         return 4 * size if f.read(2) == b"\x1f\x8b" else size
 
 
-def run_groups(runs, budget: int | None = None):
+def run_groups(runs: Any, budget: int | None = None) -> Iterator[RunSet | dict]:
     """``runs`` as they are (a RunSet, frames, dicts, ...), or, when they are run files, ``{name: path}``
     dicts of consecutive files of at most ``budget`` bytes of text each (at least one file), in order:
     to read, join and score the files a group at a time."""
     if isinstance(runs, RunSet):
         yield runs
+        return
+    if isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs):  # a run store
+        yield open_runs(runs)
         return
     named = _checked_names(named_runs(runs))
     if not all(isinstance(source, (str, os.PathLike)) for _, source in named):
@@ -338,15 +576,19 @@ def _in_order(func, items, workers: int):
                 future.cancel()
 
 
-def read_runs(runs, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
+def read_runs(runs: Any, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
     """Read runs (see :func:`cwla.prepare` for the accepted forms) into a :class:`RunSet`.
 
     Files are read by ``workers`` threads (default: the number of CPUs, at most 4);
     ``ties`` is the precision the scores are kept and compared in, ``order`` the order of
-    each ranking (see :func:`cwla.prepare`).
+    each ranking (see :func:`cwla.prepare`). A folder is a run store (:meth:`RunSet.save`),
+    opened memory-mapped (:func:`open_runs`); like a RunSet, it must have been read with
+    these ``ties`` and ``order``.
     """
     _check_ties(ties, "read_runs")
     _check_order(order, "read_runs")
+    if isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs):  # a run store (open_runs says if it is not)
+        runs = open_runs(runs)
     if isinstance(runs, RunSet):
         if runs.ties != ties:
             raise ValueError(f"these runs were read with ties={runs.ties!r}; read them again with "
