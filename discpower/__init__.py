@@ -15,6 +15,7 @@ candidate qrels with ground truth (McKechnie et al. 2025; Otero et al. 2023):
 
 from ._validate import DiscpowerError
 from .calibration import Calibration, calibrate
+from .compare import SystemComparison, compare_scores, compare_systems
 from .consistency import SplitHalfConsistency, split_half_consistency, topic_split
 from .families import FamilyConsistency, family_consistency, family_power, metric_families
 from .generators import GENERATORS, depth_pool, popularity_qrels, sample_relevant, topic_subset
@@ -49,6 +50,7 @@ __all__ = [
     "meta_evaluate", "MetaEvaluation",
     "read_matrix", "read_discpower", "write_matrix", "write_pairs",
     "compare_qrels", "QrelsComparer", "QrelsComparison", "compare_tests", "confusion_measures", "cohen_kappa",
+    "compare_systems", "compare_scores", "SystemComparison",
     "sweep", "Sweep", "truth_stability", "Stability", "run_stability", "RunStability",
     "known_truth_collection", "known_truth_errors", "KnownTruthCollection", "KnownTruthErrors",
     "sample_relevant", "popularity_qrels", "topic_subset", "depth_pool", "GENERATORS",

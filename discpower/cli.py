@@ -151,6 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--trials", type=int, default=10_000, metavar="B",
                    help="trials of the resampling tests (default 10000)")
     s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    s.add_argument("--plus-one", action="store_true",
+                   help="randomised p = (count + 1) / (B + 1) instead of count / B (never 0)")
     s.add_argument("--format", default="tsv", choices=("tsv", "markdown", "latex"),
                    help="tsv (default; one line per metric and system), markdown or latex (a table float)")
     s.add_argument("--digits", type=int, default=4, metavar="N",
@@ -264,7 +266,8 @@ def _cmd_compare_systems(args) -> int:
         warnings.simplefilter("always")
         result = compare_systems(args.qrels, args.runs, metrics, baseline=baseline, test=args.test,
                                  correction=None if args.correction == "none" else args.correction,
-                                 alpha=args.alpha, n_trials=args.trials, seed=args.seed, **options)
+                                 alpha=args.alpha, n_trials=args.trials, seed=args.seed,
+                                 plus_one=args.plus_one, **options)
     if args.format == "tsv":
         text = result.to_frame().to_csv(sep="\t", index=False, float_format="%.6f", na_rep="nan")
     elif args.format == "markdown":

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
@@ -49,10 +49,16 @@ from numpy.typing import ArrayLike
 from cwla._latex import bold, escape, grid, inline_math, superscript, table
 from cwla.evaluation import Evaluation, evaluate
 
+from ._types import MetricsLike, QrelsLike, RunsLike, Seed
 from ._validate import DiscpowerError, alpha_level, n_trials as trials_value, null_trials, score_matrix, seed_value
 from .significance import (adjust_pvalues, fisher_randomisation, paired_bootstrap, paired_t_test,
                            parametric_tukey_hsd)
 from .tukey import column_sums, randomised_tukey_hsd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from cwla.collection import Collection
 
 __all__ = ["SystemComparison", "compare_systems", "compare_scores", "confidence_intervals", "effect_sizes",
            "marker_labels", "TESTS", "CORRECTIONS"]
@@ -226,12 +232,12 @@ def _matrices(scores, systems, topics) -> tuple[tuple[str, ...], list[np.ndarray
 # ----------------------------------------------------------------------------- the tests
 
 def _pvalues(X: np.ndarray, names: tuple[str, ...], b: int | None, test: str, B: int | None,
-             seed: int | None) -> np.ndarray:
+             seed: int | None, plus_one: bool = False) -> np.ndarray:
     """Raw p-values (m, m), symmetric, of the tested pairs (the baseline's, or all); NaN elsewhere."""
     m = X.shape[1]
     p = np.full((m, m), np.nan)
     if test == "tukey":
-        p = randomised_tukey_hsd(X, B, seed, systems=names).pvalue.copy()
+        p = randomised_tukey_hsd(X, B, seed, systems=names, plus_one=plus_one).pvalue.copy()
     elif test == "parametric-tukey":
         p = parametric_tukey_hsd(X, systems=names).pvalue.copy()
     elif test == "t-test":
@@ -240,7 +246,8 @@ def _pvalues(X: np.ndarray, names: tuple[str, ...], b: int | None, test: str, B:
         i, j = _family(m, b)
         func = fisher_randomisation if test == "randomisation" else paired_bootstrap
         for a, c in zip(i, j):
-            value = func(X[:, [a, c]], n_trials=B, seed=seed, systems=(names[a], names[c])).pvalue[0, 1]
+            value = func(X[:, [a, c]], n_trials=B, seed=seed, systems=(names[a], names[c]),
+                         plus_one=plus_one).pvalue[0, 1]
             p[a, c] = p[c, a] = value
     if b is not None:  # only the m - 1 comparisons with the baseline are reported
         keep = np.zeros((m, m), dtype=bool)
@@ -312,6 +319,8 @@ class SystemComparison:
         NaN on the diagonal and for pairs not compared: with a baseline only its row and column).
     pvalue : ndarray of shape (k, m, m)
         The p-values after ``correction`` over the family (equal to ``pvalue_raw`` without one).
+    plus_one : bool
+        The randomised p-values are ``(count + 1) / (B + 1)``.
     """
 
     metrics: tuple[str, ...]
@@ -332,6 +341,7 @@ class SystemComparison:
     effect: np.ndarray
     pvalue_raw: np.ndarray
     pvalue: np.ndarray
+    plus_one: bool = False
 
     # --------------------------------------------------------------- queries
 
@@ -469,7 +479,7 @@ class SystemComparison:
         test = self.method
         if self.n_trials is not None:
             trials = f"{self.n_trials:,}".replace(",", "{,}") if latex else f"{self.n_trials:,}"
-            test += f", B = {trials}, seed {self.seed}"
+            test += f", B = {trials}, seed {self.seed}" + (", p = (count + 1) / (B + 1)" if self.plus_one else "")
         if self.test in FAMILY_WISE:
             family = f"family-wise over all {m * (m - 1) // 2} pairs by construction, no further correction"
         elif self.correction is None:
@@ -540,7 +550,7 @@ class SystemComparison:
 
     # --------------------------------------------------------------- plot
 
-    def plot(self, metric: str | int | None = None, ax: Any = None) -> Any:
+    def plot(self, metric: str | int | None = None, ax: Axes | None = None) -> Axes:
         """Each system's mean with its confidence interval under ``metric`` (default: the first),
         highest mean at the top, significance shown; returns the matplotlib Axes.
 
@@ -601,7 +611,7 @@ def _md(text: str) -> str:
 def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequence[str] | None = None,
                    topics: Sequence[str] | None = None, baseline: str | None = None, test: str = "tukey",
                    correction: str | None = None, alpha: float = 0.05, n_trials: int = 10_000,
-                   seed: int | np.random.Generator | None = 0) -> SystemComparison:
+                   seed: Seed = 0, plus_one: bool = False) -> SystemComparison:
     """:func:`compare_systems` on score matrices already computed.
 
     Parameters
@@ -612,7 +622,7 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
         ``"score"``.
     systems, topics : sequence of str, optional
         Names of the columns and rows (default: the DataFrame's, else S1..Sm and 1..n).
-    baseline, test, correction, alpha, n_trials, seed
+    baseline, test, correction, alpha, n_trials, seed, plus_one
         As for :func:`compare_systems`.
 
     Returns
@@ -620,6 +630,8 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
     SystemComparison
     """
     baseline, test, correction, alpha, B, seed = _options(baseline, test, correction, alpha, n_trials, seed)
+    if not isinstance(plus_one, (bool, np.bool_)):
+        raise DiscpowerError(f"The 'plus_one' parameter must be True or False. Got {plus_one!r} instead.")
     labels, matrices, names, topic_names = _matrices(scores, systems, topics)
     if baseline is not None and baseline not in names:
         raise DiscpowerError(f"unknown baseline {baseline!r}: the systems are {', '.join(map(repr, names))} "
@@ -633,7 +645,7 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
         low[q], high[q] = confidence_intervals(X, alpha)
         diff[q] = means[q][:, None] - means[q][None, :]
         effect[q] = effect_sizes(X)
-        raw[q] = _pvalues(X, names, b, test, B, seed)
+        raw[q] = _pvalues(X, names, b, test, B, seed, plus_one)
         adjusted[q] = _adjust(raw[q], b, correction)
     arrays = dict(scores=np.stack(matrices), means=means, ci_low=low, ci_high=high, diff=diff, effect=effect,
                   pvalue_raw=raw, pvalue=adjusted)
@@ -641,14 +653,15 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
         array.setflags(write=False)  # plain data that stays as computed
     return SystemComparison(
         metrics=labels, systems=names, topics=topic_names, markers=marker_labels(m), baseline=baseline, test=test,
-        correction=correction, alpha=alpha, n_trials=B, seed=seed, **arrays,
+        correction=correction, alpha=alpha, n_trials=B, seed=seed, plus_one=bool(plus_one), **arrays,
     )
 
 
-def compare_systems(qrels: Any, runs: Any = None, metrics: Any = None, *, baseline: str | None = None,
+def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
+                    metrics: MetricsLike | None = None, *, baseline: str | None = None,
                     test: str = "tukey", correction: str | None = None, alpha: float = 0.05,
-                    n_trials: int = 10_000, seed: int | np.random.Generator | None = 0,
-                    **options: Any) -> SystemComparison:
+                    n_trials: int = 10_000, seed: Seed = 0, plus_one: bool = False,
+                    **options: object) -> SystemComparison:
     """Compare systems: per metric, each system's mean, confidence interval, effect size and significance.
 
     The runs are scored with :func:`cwla.evaluate` (``options``: gain, cutoff, depth, stop, order,
@@ -702,6 +715,11 @@ def compare_systems(qrels: Any, runs: Any = None, metrics: Any = None, *, baseli
         B of the resampling tests (default 10,000).
     seed : int, numpy Generator or None
         Same seed, same numbers, whatever the number of numba threads (None draws one and records it).
+    plus_one : bool
+        Randomised p-values as ``(count + 1) / (B + 1)`` instead of ``count / B`` (never 0). With a
+        correction over k comparisons a p-value of 0 passes every step of Holm or Bonferroni; with
+        ``plus_one`` the smallest p-value is 1 / (B + 1), and Holm's first step passes it only when
+        B + 1 > k / alpha (B >= 13,320 for DL19's 666 pairs at alpha 0.05).
 
     Returns
     -------
@@ -749,4 +767,4 @@ def compare_systems(qrels: Any, runs: Any = None, metrics: Any = None, *, baseli
                              f"(a run's name is its file name without directory and .gz)")
     scores = {label: ev.values[q].T for q, label in enumerate(ev.labels)}
     return compare_scores(scores, systems=ev.runs, topics=ev.topics, baseline=baseline, test=test,
-                          correction=correction, alpha=alpha, n_trials=n_trials, seed=seed)
+                          correction=correction, alpha=alpha, n_trials=n_trials, seed=seed, plus_one=plus_one)

@@ -59,7 +59,7 @@ def _mean_diff(X):
     return means, means[:, None] - means[None, :]
 
 
-def adjust_pvalues(p, correction):
+def adjust_pvalues(p: ArrayLike, correction: str | None) -> np.ndarray:
     """Adjust a family of p-values for multiple comparisons.
 
     Parameters

@@ -418,3 +418,17 @@ def test_result_is_immutable(spread):
         res.pvalue[0, 0, 1] = 0.0
     with pytest.raises(ValueError, match="read-only"):
         res.means[0, 0] = 1.0
+
+
+def test_plus_one_gives_count_plus_one_over_b_plus_one_and_says_so():
+    rng = np.random.default_rng(7)
+    X = rng.random((15, 4))
+    plain = compare_scores(X, test="randomisation", n_trials=500, seed=3)
+    plus = compare_scores(X, test="randomisation", n_trials=500, seed=3, plus_one=True)
+    i, j = np.triu_indices(4, 1)
+    # the same trials: p+ = (B p + 1) / (B + 1), and never 0
+    assert np.allclose(plus.pvalue_raw[0][i, j], (500 * plain.pvalue_raw[0][i, j] + 1) / 501)
+    assert (plus.pvalue_raw[0][i, j] > 0).all() and plus.plus_one and not plain.plus_one
+    assert "(count + 1) / (B + 1)" in plus.to_markdown() and "(count + 1)" not in plain.to_markdown()
+    with pytest.raises(DiscpowerError, match="plus_one"):
+        compare_scores(X, plus_one="yes")
