@@ -8,7 +8,7 @@ Usage::
     discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--trials B] [--alpha A]
                    [--seed S] [--test T] [--direction-aware] [--pairs FILE]
     discpower compare QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
-                   [--baseline RUN] [--test T] [--correction C] [--alpha A] [--trials B] [--seed S]
+                   [--baseline RUN] [--test T] [--correction C] [--alpha A] [--trials B] [--seed S] [--plus-one]
                    [--format tsv|markdown|latex] [--digits N]
 
 ``tukey`` reads a matrix (a header line of system names, then one line of
