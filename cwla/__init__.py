@@ -46,3 +46,13 @@ __all__ = [
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
     "warmup", "cache_dir", "synthetic", "__version__",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``cwla.ir_measures``, the bridge into ir_measures and PyTerrier, is imported on first use (it needs
+    the ir_measures package, which ``import cwla`` never imports)."""
+    if name == "ir_measures":
+        import importlib
+
+        return importlib.import_module("cwla.ir_measures")
+    raise AttributeError(f"module 'cwla' has no attribute {name!r}")

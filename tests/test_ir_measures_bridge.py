@@ -562,3 +562,14 @@ def test_pyterrier_experiment_on_dl19(dl19):
     pt_qrels, pt_runs, topics = _pt_frames(qrels, runs)
     ev = _check_experiment(pt, qrels, runs, pt_qrels, pt_runs, topics, ["RBP_PE", "INST_PE", "nDCG@10"], 1e-12)
     assert round(ev.values[1, 0].mean(), 4) == 0.5608  # bm25base_p's INST_PE on the whole qrels
+
+
+def test_the_bridge_is_an_attribute_of_cwla_loaded_on_first_use():
+    import subprocess
+    import sys
+
+    code = ("import sys, cwla; assert 'ir_measures' not in sys.modules; "
+            "m = cwla.ir_measures.measure('RBP_PE'); assert 'ir_measures' in sys.modules; print(m)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "cwla(metric='RBP_PE')"
