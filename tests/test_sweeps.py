@@ -238,3 +238,79 @@ def test_a_candidate_that_ties_every_system_is_compared(files):
     assert got.loc["TP", "value"] == got.loc["FP", "value"] == 0
     assert got.loc["FN", "value"] == np.sum(truth.pvalue[i, j] < 0.05) > 0  # every lost difference counts
     assert np.isnan(got.loc["MCC", "value"])
+
+
+def test_several_metrics_build_each_candidate_once_and_add_a_metric_column(files):
+    qrels, qrels_path, run_paths, candidates = files
+    built = []
+
+    def counted(truth, runs, parameter, seed):
+        built.append((parameter, seed))
+        return discpower.sample_relevant(truth, parameter, seed=seed)
+
+    grid = dict(generators={"s": counted}, parameters=[0.4, 0.8], repetitions=2, n_trials=300, seed=5,
+                candidates={"half": candidates["half"]})
+    several = discpower.sweep(qrels, run_paths, ["nDCG@10", "AP", "P@5"], **grid)
+    assert len(built) == 4  # one candidate per cell, compared under every metric
+    frame = several.frame
+    assert list(frame.columns) == ["generator", "parameter", "repetition", "metric", "measure", "value", "status"]
+    assert several.metrics == ("nDCG@10", "AP", "P@5") and several.metric == "nDCG@10, AP, P@5"
+    for metric in several.metrics:
+        alone = discpower.sweep(qrels, run_paths, metric, **grid)
+        assert "metric" not in alone.frame.columns and alone.metrics == (metric,) and alone.metric == metric
+        part = frame[frame.metric == metric].drop(columns="metric").reset_index(drop=True)
+        pd.testing.assert_frame_equal(part, alone.frame)
+        pd.testing.assert_frame_equal(several.table().xs(metric, level="metric"), alone.table())
+    assert not frame[frame.metric == "AP"].value.equals(frame[frame.metric == "P@5"].value.reset_index(drop=True))
+    assert list(several.summary().columns[:4]) == ["generator", "parameter", "metric", "measure"]
+    assert several.plot(metric="AP").get_title().startswith("AP,")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        threaded = discpower.sweep(qrels, run_paths, ["nDCG@10", "AP", "P@5"], executor=pool, chunk_size=1, **grid)
+    _same_results_by_metric(several, threaded)
+    labelled = discpower.sweep(qrels, run_paths, {"deep": "nDCG@10", "ap": "AP"}, **grid)
+    assert labelled.metrics == ("deep", "ap") and set(labelled.frame.metric) == {"deep", "ap"}
+    one = discpower.sweep(qrels, run_paths, ["AP"], **grid)
+    assert set(one.frame.metric) == {"AP"}  # a list of one is a list: the column is there
+
+
+def _same_results_by_metric(a, b):
+    key = ["generator", "parameter", "repetition", "metric", "measure"]
+    pd.testing.assert_frame_equal(a.frame.sort_values(key).reset_index(drop=True),
+                                  b.frame.sort_values(key).reset_index(drop=True))
+
+
+def test_several_metrics_count_the_failed_cells_per_metric(files):
+    qrels, qrels_path, run_paths, _ = files
+    one_topic = qrels[qrels.topic == qrels.topic.iloc[0]]
+    with pytest.warns(cwla.CwlaWarning, match=re.escape("2 of 4 sweep cells could not be compared")) as said:
+        result = discpower.sweep(qrels_path, run_paths, ["nDCG@10", "AP"], candidates={"one": one_topic, "same": qrels},
+                                 n_trials=100)
+    assert "candidate 'one', AP: " in str(said[-1].message)
+    failed = result.frame[result.frame.generator == "one"]
+    assert set(failed.metric) == {"nDCG@10", "AP"} and failed.value.isna().all()
+    assert set(failed.measure) == set(result.frame[result.frame.generator == "same"].measure)
+
+
+def test_bad_metric_lists_are_refused_up_front(files):
+    qrels, qrels_path, run_paths, candidates = files
+    with pytest.raises(DiscpowerError, match="metrics must be distinct"):
+        discpower.sweep(qrels_path, run_paths, ["AP", "AP"], candidates=candidates)
+    with pytest.raises(DiscpowerError, match="non-empty list"):
+        discpower.sweep(qrels_path, run_paths, [], candidates=candidates)
+    with pytest.raises(cwla.errors.MetricSyntaxError):
+        discpower.sweep(qrels_path, run_paths, ["AP", "nope@@"], candidates=candidates)
+    with pytest.raises(DiscpowerError, match="executor must be a concurrent.futures.Executor"):
+        discpower.sweep(qrels_path, run_paths, "AP", candidates=candidates, executor=object())
+
+
+def test_the_table_has_the_rows_of_the_grid_only(files):
+    qrels, qrels_path, run_paths, candidates = files
+    for metric in ("nDCG@10", ["nDCG@10", "AP"]):
+        result = discpower.sweep(qrels_path, run_paths, metric, generators="sampling", parameters=[0.5, 1.0],
+                                 repetitions=1, candidates={"half": candidates["half"]}, n_trials=100, seed=1)
+        table = result.table()
+        cells = result.frame.drop_duplicates([c for c in ("generator", "parameter", "metric")
+                                              if c in result.frame.columns])
+        assert len(table) == len(cells) == (3 if isinstance(metric, str) else 6)  # no generator x parameter cross
+        assert table.notna().all().all()
+        assert table.index.get_level_values("generator").tolist()[0] == "half"  # grid order kept
