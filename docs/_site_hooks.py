@@ -11,12 +11,15 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("cwla", "discpower")
+#: public modules outside ``__all__`` (they need optional tools, or are imported on their own)
+MODULES = {"cwla": ("cwla.ir_measures", "cwla.testing"), "discpower": ("discpower.cluster",)}
 
 
 def _home(package: str, name: str, obj: object) -> str:
@@ -34,6 +37,18 @@ def _summary(obj: object) -> str:
     return doc.split("\n\n")[0].replace("\n", " ")
 
 
+def _aliases() -> list[str]:
+    """The argument types of :mod:`cwla._types` and :mod:`discpower._types` as a Markdown table, from their
+    ``#:`` comments."""
+    rows = ["| type | what it accepts |", "|---|---|"]
+    for package in PACKAGES:
+        source = open(os.path.join(ROOT, package, "_types.py"), encoding="utf-8").read()
+        for comment, name in re.findall(r"((?:^#: .*\n)+)^(\w+) = ", source, flags=re.M):
+            text = " ".join(line[3:] for line in comment.strip().splitlines())
+            rows.append(f"| `{name}` | {text.replace('|', '&#124;')} |")
+    return rows
+
+
 def api_page(package: str) -> str:
     """The API reference page of ``package``: every name of its ``__all__``, by defining module."""
     pkg = importlib.import_module(package)
@@ -44,7 +59,9 @@ def api_page(package: str) -> str:
         groups.setdefault(_home(package, name, getattr(pkg, name)), []).append(name)
     lines = [f"# API reference: `{package}`", "", _summary(pkg), "",
              f"Every name in `{package}.__all__`, grouped by the module that defines it; "
-             f"`{package}.__version__` is `{pkg.__version__ if hasattr(pkg, '__version__') else ''}`.", ""]
+             f"`{package}.__version__` is `{pkg.__version__ if hasattr(pkg, '__version__') else ''}`.", "",
+             "The signatures name the accepted input forms by these aliases (checked at run time, with clear "
+             "errors, by the readers):", "", *_aliases(), ""]
     order = sorted(groups, key=lambda m: (m == package, m))
     for module in order:
         title = "Values" if module == package else f"`{module}`"
@@ -55,6 +72,9 @@ def api_page(package: str) -> str:
             obj = getattr(pkg, name)
             options = ["    options:", "      members: false"] if inspect.ismodule(obj) else []
             lines += [f"::: {package}.{name}", *options, ""]
+    for module in MODULES[package]:
+        lines += [f"## `{module}`", "", f"::: {module}", "    options:", "      show_root_heading: false",
+                  "      heading_level: 3", ""]
     return "\n".join(lines)
 
 

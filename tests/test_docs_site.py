@@ -52,14 +52,23 @@ def test_api_entries_carry_their_docstrings_and_signatures(site):
     html = (site / "api" / "cwla" / "index.html").read_text(encoding="utf-8")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
     # evaluate's signature and the first line of its docstring; reST roles rendered as code, not left raw
-    assert "evaluate ( qrels , runs = None" in text
+    # annotations as written (the aliases by name, not griffe's evaluation of them: "Union")
+    assert "evaluate ( qrels : QrelsLike | Collection , runs : RunsLike | None = None" in text
+    assert "Union" not in text and "int([x])" not in text
     assert cwla.evaluate.__doc__.split("\n")[0].strip() in text
     assert ":func:" not in text and "``" not in text
     # a declared browsing model shows its formula and its typed parameter
     assert "C/A: 1 / (1 + rate)" in text and "rate: float" in text.replace(" : ", ": ")
 
 
-@pytest.mark.parametrize("page", ["metrics", "decisions", "ecosystem", "discpower", "qrels", "calibration"])
+def test_the_bridges_and_the_cluster_helpers_are_in_the_api_reference(site):
+    assert {"cwla.ir_measures.measure", "cwla.ir_measures.measures", "cwla.testing.check_invariants"} <= \
+        _ids(site / "api" / "cwla" / "index.html")
+    assert "discpower.cluster.RayExecutor" in _ids(site / "api" / "discpower" / "index.html")
+
+
+@pytest.mark.parametrize("page", ["metrics", "decisions", "ecosystem", "discpower", "qrels", "calibration", "compare",
+                                  "clusters"])
 def test_each_docs_page_is_on_the_site(site, page):
     assert (site / page / "index.html").is_file()
 
