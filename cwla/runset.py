@@ -317,7 +317,18 @@ _STORES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # RunSet ope
 
 
 def is_run_store(path: object) -> bool:
-    """Whether ``path`` is a folder holding a run store's manifest (:meth:`RunSet.save`)."""
+    """Whether ``path`` is a folder holding a run store's manifest (:meth:`RunSet.save`).
+
+    Parameters
+    ----------
+    path : object
+        Anything; only a str or os.PathLike can name a store.
+
+    Returns
+    -------
+    bool
+        True when ``path/manifest.json`` is a file (the store itself is checked by :func:`open_runs`).
+    """
     return isinstance(path, (str, os.PathLike)) and os.path.isfile(os.path.join(path, _MANIFEST))
 
 
@@ -534,9 +545,22 @@ def _text_bytes(path) -> int:
 
 
 def run_groups(runs: Any, budget: int | None = None) -> Iterator[RunSet | dict]:
-    """``runs`` as they are (a RunSet, frames, dicts, ...), or, when they are run files, ``{name: path}``
-    dicts of consecutive files of at most ``budget`` bytes of text each (at least one file), in order:
-    to read, join and score the files a group at a time."""
+    """The runs in groups to read, join and score one at a time.
+
+    Parameters
+    ----------
+    runs : Any
+        Anything :func:`read_runs` accepts.
+    budget : int, optional
+        Bytes of run text per group (default :func:`group_bytes`).
+
+    Yields
+    ------
+    RunSet or dict
+        ``runs`` as they are (a RunSet, frames, dicts, ...); a run store's folder opened
+        (:func:`open_runs`); or, when they are run files, ``{name: path}`` dicts of consecutive files
+        of at most ``budget`` bytes of text each (at least one file), in order.
+    """
     if isinstance(runs, RunSet):
         yield runs
         return
@@ -577,13 +601,32 @@ def _in_order(func, items, workers: int):
 
 
 def read_runs(runs: Any, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
-    """Read runs (see :func:`cwla.prepare` for the accepted forms) into a :class:`RunSet`.
+    """Read runs into a :class:`RunSet`.
 
-    Files are read by ``workers`` threads (default: the number of CPUs, at most 4);
-    ``ties`` is the precision the scores are kept and compared in, ``order`` the order of
-    each ranking (see :func:`cwla.prepare`). A folder is a run store (:meth:`RunSet.save`),
-    opened memory-mapped (:func:`open_runs`); like a RunSet, it must have been read with
-    these ``ties`` and ``order``.
+    Parameters
+    ----------
+    runs : Any
+        Run files, frames, dicts, records, ranx objects (see :func:`cwla.prepare` for the accepted
+        forms), a RunSet (returned as it is), or a run store's folder (:meth:`RunSet.save`), opened
+        memory-mapped (:func:`open_runs`). A RunSet or a store must have been read with these
+        ``ties`` and ``order``.
+    workers : int, optional
+        Threads that read files (default: the number of CPUs, at most 4).
+    ties : {"float32", "float64"}
+        The precision the scores are kept and compared in (see :func:`cwla.prepare`).
+    order : {"trec_eval", "file"}
+        The order of each ranking (see :func:`cwla.prepare`).
+
+    Returns
+    -------
+    RunSet
+
+    Raises
+    ------
+    InputError
+        For malformed runs, and for a folder that is not a readable run store.
+    ValueError
+        For a RunSet or store read with other ``ties`` or ``order``.
     """
     _check_ties(ties, "read_runs")
     _check_order(order, "read_runs")
