@@ -18,7 +18,7 @@ from .browsing import (AP, BPM, DCG, ERR, IFT, INSQ, INST, MODELS, NERR8, NERR9,
                        register_table, tabulated)
 from ._numba import cache_dir
 from .collection import Collection, Judgements, prepare
-from .runset import RunSet, read_runs
+from .runset import RunSet, is_run_store, open_runs, read_runs
 from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP,
                        SetF, SetP)
 from .errors import ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError
@@ -42,7 +42,7 @@ __all__ = [
     "NumRel", "NumRet", "NumRelRet", "NumQ", "counting",
     "Metric", "DEFAULTS", "parse_metric",
     "all_combinations", "chen_sakai_metrics", "chen_sakai_names", "chen_sakai_grid", "chen_sakai_paper_grid",
-    "read_qrels", "read_run", "run_name", "prepare", "Collection", "read_runs", "RunSet", "Judgements", "evaluate", "Evaluation",
+    "read_qrels", "read_run", "run_name", "prepare", "Collection", "read_runs", "RunSet", "open_runs", "is_run_store", "Judgements", "evaluate", "Evaluation",
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
     "warmup", "cache_dir", "synthetic", "__version__",
 ]

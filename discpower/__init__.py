@@ -14,6 +14,7 @@ candidate qrels with ground truth (McKechnie et al. 2025; Otero et al. 2023):
 """
 
 from ._validate import DiscpowerError
+from .cluster import RayExecutor
 from .calibration import Calibration, calibrate
 from .compare import SystemComparison, compare_scores, compare_systems
 from .consistency import SplitHalfConsistency, split_half_consistency, topic_split
@@ -51,7 +52,7 @@ __all__ = [
     "read_matrix", "read_discpower", "write_matrix", "write_pairs",
     "compare_qrels", "QrelsComparer", "QrelsComparison", "compare_tests", "confusion_measures", "cohen_kappa",
     "compare_systems", "compare_scores", "SystemComparison",
-    "sweep", "Sweep", "truth_stability", "Stability", "run_stability", "RunStability",
+    "sweep", "Sweep", "RayExecutor", "truth_stability", "Stability", "run_stability", "RunStability",
     "known_truth_collection", "known_truth_errors", "KnownTruthCollection", "KnownTruthErrors",
     "sample_relevant", "popularity_qrels", "topic_subset", "depth_pool", "GENERATORS",
     "warmup",

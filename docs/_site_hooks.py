@@ -19,7 +19,7 @@ from mkdocs.structure.files import File, Files
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("cwla", "discpower")
 #: public modules outside ``__all__`` (they need optional tools, or are imported on their own)
-MODULES = {"cwla": ("cwla.ir_measures", "cwla.testing"), "discpower": ("discpower.cluster",)}
+MODULES = {"cwla": ("cwla.ir_measures", "cwla.testing"), "discpower": ()}
 
 
 def _home(package: str, name: str, obj: object) -> str:
