@@ -9,6 +9,7 @@ text left-aligned and escaped.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -56,12 +57,8 @@ def tabular(frame: pd.DataFrame, digits: int = 4, *, index: bool = False) -> str
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
                for c in frame.columns]
     spec = "".join("r" if is_num else "l" for is_num in numeric)
-    lines = [f"\\begin{{tabular}}{{{spec}}}", "\\hline",
-             " & ".join(escape(c) for c in frame.columns) + " \\\\", "\\hline"]
-    for row in frame.itertuples(index=False):
-        lines.append(" & ".join(number(v, digits) for v in row) + " \\\\")
-    lines += ["\\hline", "\\end{tabular}"]
-    return "\n".join(lines)
+    return grid(spec, [escape(c) for c in frame.columns],
+                ([number(v, digits) for v in values] for values in frame.itertuples(index=False)))
 
 
 def bold(latex: str) -> str:
@@ -84,10 +81,13 @@ def inline_math(latex: str) -> str:
     return f"${latex}$"
 
 
-def grid(spec: str, header, rows) -> str:
+def grid(spec: str, header: Sequence[str], rows: Iterable[Sequence[str]], *, rules: Iterable[int] = (),
+         after: Sequence[str] = ()) -> str:
     """A ``tabular`` with column ``spec`` (``"llrr"``), one ``header`` row and the ``rows``, all cells
-    LaTeX already, between ``\\hline`` rules. Every row must have one cell per column of ``spec``."""
+    LaTeX already, between ``\\hline`` rules; also a rule after each row index in ``rules`` (blocks), and the
+    ``after`` lines (LaTeX comments, say) after the tabular. Every row must have one cell per column."""
     width = len(spec)
+    rules = set(rules)
     header = list(header)
     rows = [list(r) for r in rows]
     for k, cells in enumerate([header, *rows]):
@@ -95,8 +95,11 @@ def grid(spec: str, header, rows) -> str:
             what = "the header" if k == 0 else f"row {k}"
             raise ValueError(f"{what} has {len(cells)} cells for the {width} columns of {spec!r}")
     lines = [f"\\begin{{tabular}}{{{spec}}}", "\\hline", row(header), "\\hline"]
-    lines += [row(cells) for cells in rows]
-    lines += ["\\hline", "\\end{tabular}"]
+    for k, cells in enumerate(rows):
+        lines.append(row(cells))
+        if k in rules and k != len(rows) - 1:
+            lines.append("\\hline")
+    lines += ["\\hline", "\\end{tabular}", *after]
     return "\n".join(lines)
 
 

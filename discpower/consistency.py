@@ -33,6 +33,7 @@ from ._rng import mix, shuffle, trial_state
 from ._types import ArrayLike, Progress, Seed
 from ._validate import NULL_BYTES, DiscpowerError, alpha_level, check_memory, null_trials, seed_value
 from cwla._latex import escape as _tex
+from cwla._latex import grid
 
 from .result import PairwiseTest
 from .similarity import TIE_TOLERANCE, _score_array, _tau_b, _tolerance
@@ -248,15 +249,12 @@ class SplitHalfConsistency:
         metrics it significantly outperforms (with their count)."""
         frame = self.to_frame()
         a = f"{self.alpha:g}"
-        lines = ["\\begin{tabular}{rlrl}", "\\hline",
-                 f"& Metric & Mean $\\tau$ & Significantly outperforms ($\\alpha = {a}$) \\\\", "\\hline"]
-        for row in frame.itertuples(index=False):
-            beaten = f"{row.beaten_ranks} ({row.outperforms})" if row.outperforms else "--"
-            lines.append(f"{row.rank} & {_tex(row.metric)} & {row.mean_tau:.{digits}f} & {beaten} \\\\")
-        lines += ["\\hline", "\\end{tabular}",
-                  f"% {self.n_splits} splits of {self.n_topics} topics into {self.half_sizes[0]} + "
-                  f"{self.half_sizes[1]}; {self.n_runs} runs; randomised Tukey HSD, B = {self.test.n_resamples}"]
-        return "\n".join(lines)
+        rows = [[str(r.rank), _tex(r.metric), f"{r.mean_tau:.{digits}f}",
+                 f"{r.beaten_ranks} ({r.outperforms})" if r.outperforms else "--"]
+                for r in frame.itertuples(index=False)]
+        return grid("rlrl", ["", "Metric", "Mean $\\tau$", f"Significantly outperforms ($\\alpha = {a}$)"], rows,
+                    after=[f"% {self.n_splits} splits of {self.n_topics} topics into {self.half_sizes[0]} + "
+                           f"{self.half_sizes[1]}; {self.n_runs} runs; randomised Tukey HSD, B = {self.test.n_resamples}"])
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean tau per metric (descending) with error bars of one standard deviation over the

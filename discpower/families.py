@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from cwla._latex import escape as _tex
+from cwla._latex import grid
 from cwla.aggregations import AGGREGATIONS
 from cwla.browsing import BROWSING_MODELS
 
@@ -185,18 +186,16 @@ class FamilyConsistency:
         mean split-half tau, each with the number of same-family metrics it significantly outperforms."""
         frame = self.to_frame()
         a = f"{self.alpha:g}"
-        lines = ["\\begin{tabular}{llrr}", "\\hline",
-                 f"Family & Metric & Mean $\\tau$ & Outperforms ($\\alpha = {a}$) \\\\", "\\hline"]
+        rows, rules = [], []
         for family, block in frame.groupby("family", sort=False):
-            for k, row in enumerate(block.itertuples(index=False)):
-                head = _tex(family) if k == 0 else ""
-                lines.append(f"{head} & {_tex(row.metric)} & {row.mean_tau:.{digits}f} & {row.outperforms} \\\\")
-            lines.append("\\hline")
+            for k, r in enumerate(block.itertuples(index=False)):
+                rows.append([_tex(family) if k == 0 else "", _tex(r.metric), f"{r.mean_tau:.{digits}f}",
+                             str(r.outperforms)])
+            rules.append(len(rows) - 1)  # a rule after each family
         test = next(iter(self.tests.values()))
-        lines += ["\\end{tabular}",
-                  f"% {self.n_splits} splits of {self.n_topics} topics; {self.n_runs} runs; randomised Tukey HSD "
-                  f"within each family, B = {test.n_resamples}"]
-        return "\n".join(lines)
+        return grid("llrr", ["Family", "Metric", "Mean $\\tau$", f"Outperforms ($\\alpha = {a}$)"], rows,
+                    rules=rules, after=[f"% {self.n_splits} splits of {self.n_topics} topics; {self.n_runs} runs; "
+                                        f"randomised Tukey HSD within each family, B = {test.n_resamples}"])
 
 
 def family_consistency(consistency: SplitHalfConsistency, families: Families, *,

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from cwla._latex import escape as _tex
+from cwla._latex import grid
 
 from ._validate import DiscpowerError, alpha_level
 
@@ -120,10 +121,7 @@ class PairwiseTest:
                 else f"{p:.{digits}f}"
             return f"\\textbf{{{text}}}" if p < alpha else text
 
-        lines = ["\\begin{tabular}{llrr}", "\\hline",
-                 "System A & System B & Mean diff. & $p$ \\\\", "\\hline"]
-        for row in frame.itertuples(index=False):
-            lines.append(f"{_tex(row.system_a)} & {_tex(row.system_b)} & {row.diff:.{digits}f} & {show(row.pvalue)} \\\\")
-        lines += ["\\hline", "\\end{tabular}"]
-        return "\n".join(lines)
+        return grid("llrr", ["System A", "System B", "Mean diff.", "$p$"],
+                    ([_tex(r.system_a), _tex(r.system_b), f"{r.diff:.{digits}f}", show(r.pvalue)]
+                     for r in frame.itertuples(index=False)))
 

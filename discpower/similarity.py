@@ -36,6 +36,7 @@ from cwla.errors import CwlaWarning
 from ._types import ArrayLike
 from ._validate import DiscpowerError
 from cwla._latex import escape as _tex
+from cwla._latex import grid
 
 __all__ = ["kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity", "RankingSimilarity",
            "TIE_TOLERANCE", "FIELLER_VARIANCE"]
@@ -441,21 +442,15 @@ class RankingSimilarity:
         """The tau matrix as a LaTeX tabular (lower triangle for symmetric methods; rows are
         the reference for tau_AP)."""
         m = len(self.labels)
-        lines = ["\\begin{tabular}{l" + "r" * m + "}", "\\hline",
-                 " & " + " & ".join(f"\\rotatebox{{90}}{{{_tex(lab)}}}" for lab in self.labels) + " \\\\",
-                 "\\hline"]
-        for i, lab in enumerate(self.labels):
-            cells = []
-            for j in range(m):
-                if self.symmetric and j > i:
-                    cells.append("")
-                elif np.isnan(self.tau[i, j]):
-                    cells.append("--")
-                else:
-                    cells.append(f"{self.tau[i, j]:.{digits}f}")
-            lines.append(f"{_tex(lab)} & " + " & ".join(cells) + " \\\\")
-        lines += ["\\hline", "\\end{tabular}"]
-        return "\n".join(lines)
+
+        def cell(i: int, j: int) -> str:
+            if self.symmetric and j > i:
+                return ""
+            return "--" if np.isnan(self.tau[i, j]) else f"{self.tau[i, j]:.{digits}f}"
+
+        header = ["", *(f"\\rotatebox{{90}}{{{_tex(lab)}}}" for lab in self.labels)]
+        return grid("l" + "r" * m, header, ([_tex(lab), *(cell(i, j) for j in range(m))]
+                                             for i, lab in enumerate(self.labels)))
 
     def plot(self, ax: Axes | None = None, annotate: bool | None = None, cmap: str | None = None, digits: int = 2,
              colorbar: bool = True, vmin: float | None = None) -> Axes:

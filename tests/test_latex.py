@@ -82,8 +82,9 @@ def check_latex(tex, names=()):
     only with an ``\\alpha`` or digits inside); each ``names`` entry appears escaped and never raw;
     every tabular row has as many cells (unescaped ``&`` + 1) as the column spec has columns;
     ``\\textbf`` and ``\\textsuperscript`` take one non-empty brace group. Returns the number of
-    rows checked.
+    rows checked. Comment lines (``% ...``) are left out.
     """
+    tex = "\n".join(line for line in tex.splitlines() if not line.lstrip().startswith("%"))
     depth = 0
     opens, closes = _unescaped(tex, "{"), _unescaped(tex, "}")
     assert len(opens) == len(closes), f"{len(opens)} '{{' for {len(closes)} '}}'"
@@ -131,7 +132,7 @@ def compile_latex(tex, tmp_path):
     if engine is None:
         pytest.skip("no pdflatex installed (the structural check still ran)")
     source = tmp_path / "doc.tex"
-    source.write_text("\\documentclass{article}\n\\begin{document}\n" + tex + "\n\\end{document}\n")
+    source.write_text("\\documentclass{article}\n\\usepackage{graphicx}\n\\begin{document}\n" + tex + "\n\\end{document}\n")
     out = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", source.name], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     log = (tmp_path / "doc.log").read_text(errors="replace") if (tmp_path / "doc.log").exists() else out.stdout
@@ -185,3 +186,34 @@ def test_tabular_compiles(tmp_path):
     tex = tabular(frame, 3)
     assert check_latex(tex, names=list(frame.metric)) == 4
     compile_latex(tex, tmp_path)
+
+
+def test_every_to_latex_of_both_packages_parses_and_compiles(tmp_path):
+    """Each result type's ``to_latex``, on names with LaTeX's specials (run_a, RBP_ERG), goes through the
+    one helper: escaped, rows as wide as their spec, and (where pdflatex installs) it compiles."""
+    import cwla
+    import discpower
+
+    qrels, runs = cwla.synthetic.collection(n_topics=12, n_runs=6, seed=3)
+    runs = {f"run_{k}&{i}": frame for i, (k, frame) in enumerate(runs.items())}
+    grid = {"RBP_ERG": "RBP(p=0.8)+ERG", "INST_PE": "INST(T=2.5)+PE(beta=0.5)", "P@10 50%": "P@10"}
+    report = discpower.meta_evaluate(qrels, runs, grid, n_trials=200, n_splits=20, seed=1, families="all")
+    X = report.evaluation.scores("RBP_ERG").T
+    candidate = discpower.sample_relevant(qrels, 0.5, seed=2)
+    tables = {
+        "Evaluation": report.evaluation.to_latex(),
+        "MetaEvaluation": report.to_latex(),
+        "SplitHalfConsistency": report.consistency.to_latex(),
+        "FamilyConsistency": report.family_consistency.to_latex(),
+        "RankingSimilarity": report.similarity.to_latex(),
+        "PairwiseTest": discpower.randomised_tukey_hsd(X, 200, seed=1, systems=list(runs)).to_latex(),
+        "QrelsComparison": discpower.compare_qrels(qrels, candidate, runs, "RBP(p=0.8)+ERG", n_trials=200,
+                                                   seed=1).to_latex(),
+        "Calibration": discpower.calibrate(X, "t-test", n_sim=20, seed=1, deltas=(0.05,)).to_latex(),
+        "SystemComparison": discpower.compare_systems(qrels, runs, grid, n_trials=200, seed=1).to_latex(),
+    }
+    for what, tex in tables.items():
+        names = [n for n in (*runs, *grid) if escape(n) in tex or n in tex]
+        assert check_latex(tex, names=names) >= 1, what
+    assert any("RBP\\_ERG" in tex for tex in tables.values())
+    compile_latex("\n\n".join(tables.values()), tmp_path)
