@@ -54,5 +54,9 @@ def __getattr__(name: str) -> object:
     if name == "ir_measures":
         import importlib
 
-        return importlib.import_module("cwla.ir_measures")
+        try:
+            return importlib.import_module("cwla.ir_measures")
+        except ImportError as err:  # hasattr(cwla, "ir_measures") is then False
+            raise AttributeError(f"cwla.ir_measures needs the ir_measures package (pip install ir-measures): "
+                                 f"{err}") from err
     raise AttributeError(f"module 'cwla' has no attribute {name!r}")

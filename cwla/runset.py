@@ -492,6 +492,11 @@ def open_runs(directory: str | os.PathLike) -> RunSet:
     total = (int(per_run.sum()),)
     doc_ids = _open_array(folder, manifest, "doc_ids", total)
     scores = _open_array(folder, manifest, "scores", total)
+    # the kernels do not check bounds: a corrupt store must stop here, with a clear error
+    if (np.diff(offsets) < 0).any() or (np.diff(pair_starts) < 0).any() or (lengths < 0).any():
+        raise InputError(f"{where}: the docno offsets, pair starts or ranking lengths are not non-decreasing")
+    if len(doc_ids) and (int(doc_ids.min()) < 0 or int(doc_ids.max()) >= n_pairs):
+        raise InputError(f"{where}: doc_ids.npy holds pair ids outside [0, {n_pairs}) (the store is corrupt)")
     bounds = np.concatenate([[0], np.cumsum(per_run)]).tolist()
     run_set = RunSet(names=tuple(manifest["names"]), topics=tuple(manifest["topics"]),
                      docnos=Strings(blob, offsets, hashes), pair_starts=pair_starts, lengths=lengths,

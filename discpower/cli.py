@@ -132,8 +132,8 @@ def _parser() -> argparse.ArgumentParser:
 
     s = commands.add_parser("compare", help="compare systems: means, CIs and significance marks per metric",
                             description="Score the runs with cwla and print, per metric and system, the mean over "
-                                        "the topics, its t-based 1 - alpha confidence interval, the paired effect "
-                                        "size d_z and significance: against --baseline (each run vs the baseline, "
+                                        "the topics, its t-based 1 - alpha confidence interval (with --baseline "
+                                        "also the paired effect size d_z against it) and significance: against --baseline (each run vs the baseline, "
                                         "--correction over those comparisons) or of all pairs (default: paired "
                                         "randomised Tukey HSD). As TSV (default), Markdown or LaTeX.")
     add_scoring_arguments(s, default_metric=None)

@@ -212,6 +212,10 @@ def _matrices(scores, systems, topics) -> tuple[tuple[str, ...], list[np.ndarray
             raise DiscpowerError(f"the scores of {label!r} name other systems than those of {labels[0]!r}: "
                                  f"{list(these)[:5]} vs {list(names)[:5]}; every metric must score the same "
                                  f"systems in the same order")
+        if frame_topics is not None and topic_names is not None and frame_topics != topic_names:
+            raise DiscpowerError(f"the scores of {label!r} index other topics (or the same in another order) than "
+                                 f"those of {labels[0]!r}: {list(frame_topics)[:5]} vs {list(topic_names)[:5]}; "
+                                 f"every metric must score the same topics in the same order")
         if matrices and X.shape[0] != matrices[0].shape[0]:
             raise DiscpowerError(f"the scores of {label!r} have {X.shape[0]} topics, those of {labels[0]!r} "
                                  f"{matrices[0].shape[0]}; every metric must score the same topics")
@@ -542,7 +546,7 @@ class SystemComparison:
             cells = [text(self.markers[i]), name] if all_pairs else [name]
             for q in range(len(self.metrics)):
                 value = f"{self.means[q, i]:.{digits}f}"
-                if digits and value == "-0." + "0" * digits:
+                if value.startswith("-") and float(value) == 0.0:  # no "-0.0000" (nor "-0")
                     value = value[1:]
                 cells.append((strong(value) if best[q][i] else value) + sup(text(marks[q][i])))
             rows.append(cells)

@@ -495,14 +495,25 @@ class _Shipment:
             self.folder = None
 
 
+def _absolute(path: str | os.PathLike) -> str:
+    """``path`` as an absolute path (text)."""
+    return os.path.abspath(os.fsdecode(os.fspath(path)))
+
+
 def _shipped(recipe: _Recipe, comparer: QrelsComparer, runs, items: list, shipment: _Shipment) -> tuple:
     """The recipe and cells to send: in-memory runs and qrels replaced by a run store and pickle files."""
     if isinstance(runs, RunSet) and runs.store is not None:
-        runs = runs.store
-    elif not (is_run_store(runs) or _run_files(runs) is not None):
+        runs = _absolute(runs.store)
+    elif is_run_store(runs):
+        runs = _absolute(runs)
+    elif _run_files(runs) is not None:  # absolute: a worker may start in another folder
+        runs = ({name: _absolute(path) for name, path in runs.items()} if isinstance(runs, Mapping)
+                else [_absolute(path) for path in _run_files(runs)])
+    else:
         runs = shipment.runs(comparer.runs)  # the runs as read (with the sweep's ties), written once
-    truth = recipe.truth if _is_path(recipe.truth) else shipment.pickled(recipe.truth)
-    items = [(*item[:5], shipment.pickled(item[5])) if item[1] is None and not _is_path(item[5]) else item
+    truth = _absolute(recipe.truth) if _is_path(recipe.truth) else shipment.pickled(recipe.truth)
+    items = [item if item[1] is not None else
+             (*item[:5], _absolute(item[5]) if _is_path(item[5]) else shipment.pickled(item[5]))
              for item in items]
     return attrs.evolve(recipe, truth=truth, runs=runs, written=shipment.folder), items
 
@@ -630,9 +641,8 @@ def sweep(truth: Any, runs: Any, metric: Any = "nDCG@10", *, generators: Any = N
     finally:
         for future in futures:  # after an error: the chunks not started yet are dropped (no-op for the others)
             future.cancel()
-        with _LOCK:
-            if _COMPARERS.get(recipe.token) is comparers:
-                _COMPARERS.clear()
+        with _LOCK:  # this sweep's comparers (built here or by a worker thread of this process) go
+            _COMPARERS.pop(recipe.token, None)
         shipment.close()  # after an error, a chunk still running may find its files gone: its result is dropped
     if failures:
         warnings.warn(f"{len(failures)} of {len(items) * len(metrics)} sweep cells could not be compared (their "

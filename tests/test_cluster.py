@@ -238,8 +238,9 @@ def test_paths_and_run_stores_go_by_path_and_nothing_is_written(files, tmp_path)
     result = discpower.sweep(qrels_path, run_paths, executor=recording, store=scratch, **keywords)
     pd.testing.assert_frame_equal(alone.frame, result.frame)
     recipe, items = recording.calls[0]
-    assert recipe.truth == qrels_path and recipe.runs == run_paths and recipe.written is None
-    assert [item[5] for item in items if item[1] is None] == [qrels_path]
+    absolute = [os.path.abspath(p) for p in run_paths]  # a worker may start in another folder
+    assert recipe.truth == os.path.abspath(qrels_path) and recipe.runs == absolute and recipe.written is None
+    assert [item[5] for item in items if item[1] is None] == [os.path.abspath(qrels_path)]
     stored = cwla.read_runs(run_paths).save(tmp_path / "store")
     for runs_given in (open_runs(stored), stored, str(stored)):
         recording = Recording(Inline())
@@ -437,3 +438,16 @@ def test_a_missing_store_is_a_clear_error(tmp_path):
     with pytest.raises(InputError, match="no manifest.json"):
         cwla.evaluate(pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1]}), tmp_path / "plain", ["AP"])
 
+
+
+def test_relative_paths_are_sent_as_absolute_paths(files, monkeypatch):
+    qrels, runs, qrels_path, run_paths = files
+    folder = os.path.dirname(os.fspath(qrels_path))
+    monkeypatch.chdir(folder)
+    relative = [os.path.relpath(p, folder) for p in run_paths]
+    recording = Recording(Inline())
+    discpower.sweep(os.path.basename(qrels_path), relative, generators="sampling", parameters=[0.5], repetitions=1,
+                    n_trials=100, seed=1, executor=recording)
+    recipe, _ = recording.calls[0]
+    assert recipe.truth == os.path.join(folder, os.path.basename(qrels_path))
+    assert recipe.runs == [os.path.join(folder, r) for r in relative] and all(map(os.path.isabs, recipe.runs))

@@ -432,3 +432,12 @@ def test_plus_one_gives_count_plus_one_over_b_plus_one_and_says_so():
     assert "(count + 1) / (B + 1)" in plus.to_markdown() and "(count + 1)" not in plain.to_markdown()
     with pytest.raises(DiscpowerError, match="plus_one"):
         compare_scores(X, plus_one="yes")
+
+
+def test_frames_of_different_topics_are_refused():
+    rng = np.random.default_rng(1)
+    a = pd.DataFrame(rng.random((5, 3)), index=list("vwxyz"), columns=["s1", "s2", "s3"])
+    b = a.iloc[::-1]  # the same topics in another order
+    with pytest.raises(DiscpowerError, match="same topics in the same order"):
+        compare_scores({"m1": a, "m2": b}, test="t-test")
+    assert compare_scores({"m1": a, "m2": a}, test="t-test").topics == tuple("vwxyz")

@@ -418,3 +418,15 @@ def test_a_lone_surrogate_in_a_frame_is_a_clear_error(column):
         cwla.read_runs([pd.DataFrame([row])])
     with pytest.raises(InputError, match=rf"qrels {column} 'x\\ud800'"):
         cwla.read_qrels(pd.DataFrame([{**row, "grade": 1}]).drop(columns="score"))
+
+
+def test_a_store_with_pair_ids_out_of_range_is_refused(tmp_path):
+    import cwla
+
+    qrels, runs = cwla.synthetic.collection(n_topics=4, n_runs=2, seed=5)
+    folder = cwla.read_runs(runs).save(tmp_path / "store")
+    ids = np.load(folder / "doc_ids.npy")
+    ids[0] = 10**8  # past the last pair
+    np.save(folder / "doc_ids.npy", ids)
+    with pytest.raises(cwla.InputError, match="outside"):
+        cwla.open_runs(folder)
