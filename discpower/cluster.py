@@ -31,7 +31,7 @@ def _call(fn: Callable, args: tuple, kwargs: dict) -> Any:
 
 
 class _RayFuture(Future):
-    """A Future whose cancellation also cancels its Ray task (if it has not started yet)."""
+    """A Future whose cancellation also cancels its Ray task (``ray.cancel``: a running task is interrupted)."""
 
     def __init__(self, ref: Any, ray: Any) -> None:
         super().__init__()
