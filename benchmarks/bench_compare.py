@@ -37,7 +37,7 @@ def median_time(fn, repeats: int) -> tuple[float, object]:
     return statistics.median(times), out
 
 
-def ranx_significant(report, names, alpha_unused=None) -> int:
+def ranx_significant(report, names) -> int:
     count = 0
     for i, a in enumerate(names):
         for b in names[i + 1:]:

@@ -506,9 +506,9 @@ def _shipped(recipe: _Recipe, comparer: QrelsComparer, runs, items: list, shipme
         runs = _absolute(runs.store)
     elif is_run_store(runs):
         runs = _absolute(runs)
-    elif _run_files(runs) is not None:  # absolute: a worker may start in another folder
+    elif (files := _run_files(runs)) is not None:  # absolute: a worker may start in another folder
         runs = ({name: _absolute(path) for name, path in runs.items()} if isinstance(runs, Mapping)
-                else [_absolute(path) for path in _run_files(runs)])
+                else [_absolute(path) for path in files])
     else:
         runs = shipment.runs(comparer.runs)  # the runs as read (with the sweep's ties), written once
     truth = _absolute(recipe.truth) if _is_path(recipe.truth) else shipment.pickled(recipe.truth)
