@@ -1,8 +1,8 @@
-"""``python -m cwla``: the ``cwla`` command (see :mod:`cwla.cli`)."""
+"""``python -m cwla``: the ``cwla`` command (see :mod:`cwla.bridges.cli`)."""
 
 import sys
 
-from .cli import main
+from .bridges.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

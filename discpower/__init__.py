@@ -7,53 +7,57 @@ and ASL curves, system-ranking similarity, split-half consistency (Sakai 2006,
 candidate qrels with ground truth (McKechnie et al. 2025; Otero et al. 2023):
 :func:`compare_qrels`, candidate generators, sweeps and a topic-bootstrap stability check.
 
+The layers, each a subpackage that imports only those below it (and cwla's public API):
+
+* :mod:`discpower.stats` -- statistics on score matrices: the tests, discriminative power, ranking
+  similarity, calibration;
+* :mod:`discpower.metrics` -- meta-evaluation of metrics: split-half consistency, test families,
+  :func:`meta_evaluate`;
+* :mod:`discpower.qrels` -- meta-evaluation of qrels: comparisons with ground truth, generators,
+  sweeps, stability, the known-truth simulation;
+* :mod:`discpower.reports` -- the systems table, score-matrix files and the ``discpower`` command.
+
+Every entry point that scores runs takes a :class:`cwla.Evaluator` where it takes runs, or builds
+exactly one (:mod:`discpower.scoring`). Bare score matrices are topics x systems; labelled ones
+(``cwla.Evaluation.scores(metric)``) are read by their labels.
+
 >>> import numpy as np, discpower
 >>> X = np.random.default_rng(0).random((20, 4))       # topics x systems
 >>> discpower.randomised_tukey_hsd(X, 1000, seed=1).pvalue.shape
 (4, 4)
 """
 
-from ._validate import DiscpowerError
-from .cluster import RayExecutor
-from .calibration import Calibration, calibrate
-from .compare import SystemComparison, compare_scores, compare_systems
-from .consistency import SplitHalfConsistency, split_half_consistency, topic_split
-from .families import FamilyConsistency, family_consistency, family_power, metric_families
-from .generators import GENERATORS, depth_pool, popularity_qrels, sample_relevant, topic_subset
-from .io import read_discpower, read_matrix, write_matrix, write_pairs
-from .meta import MetaEvaluation, meta_evaluate
-from .power import asl_curves, discriminative_power, plot_asl_curves
-from .qrels_compare import (
-    QrelsComparer,
-    QrelsComparison,
-    cohen_kappa,
-    compare_qrels,
-    compare_tests,
-    confusion_measures,
-)
-from .result import PairwiseTest
-from .significance import adjust_pvalues, fisher_randomisation, paired_bootstrap, paired_t_test, parametric_tukey_hsd
-from .simulation import KnownTruthCollection, KnownTruthErrors, known_truth_collection, known_truth_errors
-from .stability import RunStability, Stability, run_stability, truth_stability
-from .sweeps import Sweep, sweep
-from .similarity import RankingSimilarity, kendall_tau_b, ranking_similarity, tau_ap, tau_confidence_interval
-from .tukey import randomised_tukey_hsd
+from cwla._shared import keep_old_paths
+
+from .errors import DiscpowerError
+from .stats import *  # noqa: F403 (the statistics' names: its __all__)
+from .stats import __all__ as _stats_names
+from .metrics import *  # noqa: F403
+from .metrics import __all__ as _metrics_names
+from .qrels import *  # noqa: F403
+from .qrels import __all__ as _qrels_names
+from .reports import *  # noqa: F403
+from .reports import __all__ as _reports_names
 from .warmup import warmup
 
-__all__ = [
-    "DiscpowerError", "PairwiseTest",
-    "randomised_tukey_hsd", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "paired_bootstrap",
-    "adjust_pvalues", "calibrate", "Calibration",
-    "discriminative_power", "asl_curves", "plot_asl_curves",
-    "kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity", "RankingSimilarity",
-    "split_half_consistency", "SplitHalfConsistency", "topic_split",
-    "metric_families", "family_consistency", "family_power", "FamilyConsistency",
-    "meta_evaluate", "MetaEvaluation",
-    "read_matrix", "read_discpower", "write_matrix", "write_pairs",
-    "compare_qrels", "QrelsComparer", "QrelsComparison", "compare_tests", "confusion_measures", "cohen_kappa",
-    "compare_systems", "compare_scores", "SystemComparison",
-    "sweep", "Sweep", "RayExecutor", "truth_stability", "Stability", "run_stability", "RunStability",
-    "known_truth_collection", "known_truth_errors", "KnownTruthCollection", "KnownTruthErrors",
-    "sample_relevant", "popularity_qrels", "topic_subset", "depth_pool", "GENERATORS",
-    "warmup",
-]
+__all__ = ["DiscpowerError", *_stats_names, *_metrics_names, *_qrels_names, *_reports_names, "warmup"]
+
+#: where each module of the flat layout (before the layers) lives now; the old paths keep working
+MOVED = {
+    "_types": "typing", "_rng": "stats.rng", "tukey": "stats.tukey", "significance": "stats.significance",
+    "result": "stats.result", "power": "stats.power", "similarity": "stats.similarity",
+    "calibration": "stats.calibration", "consistency": "metrics.consistency", "families": "metrics.families",
+    "meta": "metrics.meta", "qrels_compare": "qrels.compare", "generators": "qrels.generators",
+    "stability": "qrels.stability", "simulation": "qrels.simulation", "sweeps": "qrels.sweeps",
+    "cluster": "qrels.cluster", "compare": "reports.systems", "io": "reports.io", "cli": "reports.cli",
+}
+keep_old_paths({f"discpower.{old}": f"discpower.{new}" for old, new in MOVED.items()})
+
+
+def __getattr__(name: str) -> object:
+    """The old module paths (:data:`MOVED`), imported on first use."""
+    if name in MOVED:
+        import importlib
+
+        return importlib.import_module(f"discpower.{MOVED[name]}")
+    raise AttributeError(f"module 'discpower' has no attribute {name!r}")

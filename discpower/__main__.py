@@ -1,8 +1,8 @@
-"""``python -m discpower``: the ``discpower`` command (see :mod:`discpower.cli`)."""
+"""``python -m discpower``: the ``discpower`` command (see :mod:`discpower.reports.cli`)."""
 
 import sys
 
-from .cli import main
+from .reports.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,9 +12,9 @@ __all__ = ["warmup"]
 def warmup() -> float:
     """Compile or load the Tukey HSD, bootstrap, Fisher and split-half kernels; returns the seconds taken
     (a few seconds the first time on a machine, well under a second afterwards)."""
-    from .consistency import split_half_consistency
-    from .significance import fisher_randomisation, paired_bootstrap
-    from .tukey import randomised_tukey_hsd
+    from .metrics.consistency import split_half_consistency
+    from .stats.significance import fisher_randomisation, paired_bootstrap
+    from .stats.tukey import randomised_tukey_hsd
 
     t0 = time.perf_counter()
     X = np.arange(24.0).reshape(6, 4) % 5

@@ -19,7 +19,7 @@ from mkdocs.structure.files import File, Files
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("cwla", "discpower")
 #: public modules outside ``__all__`` (they need optional tools, or are imported on their own)
-MODULES = {"cwla": ("cwla.ir_measures", "cwla.testing"), "discpower": ()}
+MODULES = {"cwla": ("cwla.bridges.ir_measures", "cwla.testing"), "discpower": ()}
 
 
 def _home(package: str, name: str, obj: object) -> str:
@@ -38,11 +38,11 @@ def _summary(obj: object) -> str:
 
 
 def _aliases() -> list[str]:
-    """The argument types of :mod:`cwla._types` and :mod:`discpower._types` as a Markdown table, from their
+    """The argument types of :mod:`cwla.typing` and :mod:`discpower.typing` as a Markdown table, from their
     ``#:`` comments."""
     rows = ["| type | what it accepts |", "|---|---|"]
     for package in PACKAGES:
-        source = open(os.path.join(ROOT, package, "_types.py"), encoding="utf-8").read()
+        source = open(os.path.join(ROOT, package, "typing.py"), encoding="utf-8").read()
         for comment, name in re.findall(r"((?:^#: .*\n)+)^(\w+) = ", source, flags=re.M):
             text = " ".join(line[3:] for line in comment.strip().splitlines())
             rows.append(f"| `{name}` | {text.replace('|', '&#124;')} |")

@@ -13,15 +13,15 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from .._types import QrelsLike, RunsLike
-from ..aggregations import ERG, ETG, Max
-from ..browsing import AP, DCG, RBP, Precision
+from ..typing import QrelsLike, RunsLike
+from ..metrics.aggregations import ERG, ETG, Max
+from ..metrics.browsing import AP, DCG, RBP, Precision
 from ..errors import CwlaWarning
-from ..evaluation import evaluate
-from ..metric import ALL, Metric
-from ..readers import read_qrels, read_run
-from ..runset import read_runs
-from ..text import parse_metric
+from ..scoring.evaluator import evaluate
+from ..metrics.metric import ALL, Metric
+from ..data.readers import read_qrels, read_run
+from ..data.runset import read_runs
+from ..metrics.text import parse_metric
 
 __all__ = [
     "check_bounds", "check_order_invariance", "check_unjudged_as_nonrelevant", "check_swap_monotone",
@@ -174,7 +174,7 @@ def check_stop_normalises(metric: Metric, qrels: QrelsLike, runs: RunsLike) -> N
                          judged_only=False)
     q = read_qrels(qrels)
     ones = q.assign(grade=1.0)
-    from ..gains import Binary
+    from ..metrics.gains import Binary
 
     ev = _evaluate(attrs.evolve(probe, gain=Binary(1.0)), ones, runs)
     # every ranked and padded position has gain 1 in the upper bound: value + residual = sum L

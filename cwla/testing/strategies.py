@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-from ..aggregations import AGGREGATIONS
-from ..browsing import MODELS, Tabulated
-from ..counting import Bpref, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP, SetF, SetP
-from ..gains import Binary, Exponential, Linear, Regrade, Scaled, Table
-from ..metric import Metric
+from ..metrics.aggregations import AGGREGATIONS
+from ..metrics.browsing import MODELS, Tabulated
+from ..metrics.counting import Bpref, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP, SetF, SetP
+from ..metrics.gains import Binary, Exponential, Linear, Regrade, Scaled, Table
+from ..metrics.metric import Metric
 
 __all__ = ["collections", "rankings", "metrics", "counting_measures", "browsing_models", "aggregations",
            "gain_maps", "declared", "tabulated_models"]
@@ -93,7 +93,7 @@ def collections(draw, *, max_topics: int = 4, max_runs: int = 3, max_depth: int 
 
 def declared(cls: type) -> st.SearchStrategy:
     """Instances of a declared model or aggregation, each parameter drawn from its declaration
-    (:meth:`cwla._declare.Param.strategy`)."""
+    (:meth:`cwla.metrics._declare.Param.strategy`)."""
     return st.builds(cls, **{p.name: p.strategy() for p in cls.declared})
 
 
@@ -108,7 +108,7 @@ def tabulated_models(max_len: int = 12) -> st.SearchStrategy:
 
 
 def browsing_models(models: Iterable[str] | None = None) -> st.SearchStrategy:
-    """Every browsing model (or those of ``models``, a list of names of :data:`cwla.browsing.MODELS`) with
+    """Every browsing model (or those of ``models``, a list of names of :data:`cwla.metrics.browsing.MODELS`) with
     valid parameters drawn from its declaration."""
     names = list(MODELS) if models is None else list(models)
     return st.one_of(*[tabulated_models() if name == "Tabulated" else declared(MODELS[name]) for name in names])
@@ -152,7 +152,7 @@ def metrics(max_grade: int = 3, constant: bool = True) -> st.SearchStrategy:
 
 
 def counting_measures(max_grade: int = 3) -> st.SearchStrategy:
-    """The measures outside C/W/L/A (:mod:`cwla.counting`) with every parameter drawn."""
+    """The measures outside C/W/L/A (:mod:`cwla.metrics.counting`) with every parameter drawn."""
     rel = st.one_of(st.none(), st.integers(1, max_grade))
     judged = st.one_of(st.none(), st.booleans())
     k = st.one_of(st.none(), st.integers(1, 25))

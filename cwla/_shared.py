@@ -1,0 +1,25 @@
+"""The internal interface discpower is built on: the one module of cwla's private parts it imports.
+
+discpower otherwise uses cwla's public API only (:class:`cwla.Evaluator`, :class:`cwla.Evaluation`,
+the readers, the metric classes, :mod:`cwla.errors`, :mod:`cwla.typing`, the command line's shared
+arguments in :mod:`cwla.bridges.cli`). What it needs beyond that -- the infrastructure the two
+packages share so that each concept is declared once -- is named here:
+
+* :func:`jit`: numba's options and kernel cache (:mod:`cwla._numba`);
+* the parameter checks with one message (:mod:`cwla._validate`);
+* the LaTeX helpers every ``to_latex`` uses (:mod:`cwla._latex`);
+* the opener of text files and the writers that never touch an input (:mod:`cwla.data.files`);
+* the hook that keeps old module paths working (:mod:`cwla._moved`).
+
+Not for users: the names may change with cwla (the two packages are released together).
+"""
+
+from ._latex import bold, escape, grid, inline_math, superscript, table, tabular
+from ._moved import keep_old_paths
+from ._numba import jit
+from ._validate import CALLABLE, FLAG, NONE, Constraint, Instance, Interval, Options, Predicate, check, fmt
+from .data.files import atomic_write, atomic_write_text, check_outputs, read_bytes, text_lines
+
+__all__ = ["jit", "check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE",
+           "fmt", "bold", "escape", "grid", "inline_math", "superscript", "table", "tabular", "read_bytes",
+           "text_lines", "atomic_write", "atomic_write_text", "check_outputs", "keep_old_paths"]

@@ -1,0 +1,229 @@
+"""Parameter checks with one message for every public function of cwla and discpower (scikit-learn's manner).
+
+A parameter is checked against one or more constraints before any work is done, and a value that
+meets none of them gets the one message template::
+
+    The 'alpha' parameter of compare_qrels must be a number in the open interval (0, 1). Got 1.5 instead.
+
+(``of FUNC`` when the caller names its function). A constraint also converts what it accepts (an
+integer constraint gives an ``int``, a number constraint a ``float``), so a function works on the
+checked value::
+
+    n = check(n_trials, "n_trials", Interval("int", 1, None), error=DiscpowerError)
+    seed = check(seed, "seed", Interval("int", 0, 2**64, closed="left"), NONE, ...)
+
+Booleans are never numbers here (``True`` is no ``1``), and strings never numbers (``"3"`` is no ``3``).
+
+The module also holds the strict conversions the value objects' converters use (:func:`strict_int`,
+:func:`finite_float`) and :func:`fmt`, how cwla prints a number in a text or a message.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+
+import attrs
+import numpy as np
+
+__all__ = ["check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE",
+           "fmt", "strict_int", "strict_float", "finite_float", "optional_float"]
+
+
+def fmt(x: float) -> str:
+    """Shortest text that reads back as the same float (ints without '.0')."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def strict_int(value: object) -> int:
+    """An int from an int or an integral float; a bool, a string or 2.5 is a TypeError."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"expected an integer, got {value!r}")
+    try:
+        integral = float(value).is_integer()
+    except OverflowError:
+        raise ValueError(f"expected an integer of a usable size, got {str(value)[:20]}...") from None
+    if not integral:
+        raise TypeError(f"expected an integer, got {value!r}")
+    return int(value)
+
+
+def strict_float(value: object) -> float:
+    """A float from a real number; a bool or a string is a TypeError."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"expected a number, got {value!r}")
+    return float(value)
+
+
+def finite_float(value: object) -> float:
+    """A finite float from anything ``float()`` takes (a TypeError otherwise; a ValueError for inf or NaN)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"expected a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"expected a finite number, got {value!r}")
+    return x
+
+
+def optional_float(value: object) -> float | None:
+    """None, or a finite float (:func:`finite_float`)."""
+    return None if value is None else finite_float(value)
+
+
+class Constraint:
+    """What a parameter may be: :meth:`accepts` says whether a value qualifies, :meth:`convert` gives the
+    value the function works with, ``str()`` the rule as the message states it."""
+
+    def accepts(self, value: object) -> bool:
+        raise NotImplementedError
+
+    def convert(self, value: object) -> object:
+        return value
+
+
+@attrs.frozen
+class Interval(Constraint):
+    """A number (``kind="real"``: finite, converted to float) or an integer (``kind="int"``: an integral
+    number, converted to int; ``whole=True`` also takes an integral float such as 10.0) between ``lo``
+    and ``hi`` (None: unbounded), each end closed or open as ``closed`` says (``"both"``, ``"left"``,
+    ``"right"``, ``"neither"``)."""
+
+    kind: str
+    lo: float | None = None
+    hi: float | None = None
+    closed: str = "both"
+    whole: bool = False
+
+    def accepts(self, value: object) -> bool:
+        if self.kind == "int":
+            if isinstance(value, (bool, np.bool_)):
+                return False
+            if not isinstance(value, numbers.Integral):
+                if not (self.whole and _is_number(value) and math.isfinite(float(value))
+                        and float(value).is_integer()):
+                    return False
+        elif not (_is_number(value) and math.isfinite(float(value))):
+            return False
+        x = value if isinstance(value, numbers.Integral) else float(value)
+        if self.lo is not None and (x < self.lo or (x == self.lo and self.closed in ("right", "neither"))):
+            return False
+        if self.hi is not None and (x > self.hi or (x == self.hi and self.closed in ("left", "neither"))):
+            return False
+        return True
+
+    def convert(self, value: object) -> object:
+        return int(value) if self.kind == "int" else float(value)
+
+    def __str__(self) -> str:
+        what = "an integer" if self.kind == "int" else "a number"
+        if self.kind != "int" and (self.lo is None or self.hi is None):
+            what = "a finite number"  # no bound says it: inf is refused
+        lo, hi = (None if b is None else _bound(b) for b in (self.lo, self.hi))
+        if lo is None and hi is None:
+            return what if self.kind == "int" else "a finite number"
+        if hi is None:
+            return f"{what} {'>=' if self.closed in ('both', 'left') else '>'} {lo}"
+        if lo is None:
+            return f"{what} {'<=' if self.closed in ('both', 'right') else '<'} {hi}"
+        if self.closed == "neither":
+            return f"{what} in the open interval ({lo}, {hi})"
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        return f"{what} in {left}{lo}, {hi}{right}"
+
+
+def _bound(value: float) -> str:
+    if isinstance(value, numbers.Integral) and value >= 2**32 and (value & (value - 1)) == 0:
+        return f"2**{value.bit_length() - 1}"
+    return fmt(value) if not isinstance(value, numbers.Integral) else str(value)
+
+
+@attrs.frozen
+class Options(Constraint):
+    """One of the given values (strings or None), compared by equality."""
+
+    values: tuple = attrs.field(converter=tuple)
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, (str, type(None))) and value in self.values
+
+    def __str__(self) -> str:
+        shown = [repr(v) for v in self.values]
+        return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+@attrs.frozen
+class Instance(Constraint):
+    """An instance of ``types``, described as ``text`` (e.g. ``"a numpy Generator"``)."""
+
+    types: object
+    text: str
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, self.types)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@attrs.frozen
+class Predicate(Constraint):
+    """Whatever ``test(value)`` accepts, described as ``text``."""
+
+    test: Callable[[object], bool]
+    text: str
+
+    def accepts(self, value: object) -> bool:
+        try:
+            return bool(self.test(value))
+        except (TypeError, ValueError, OverflowError):
+            return False
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Flag(Constraint):
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+    def convert(self, value: object) -> object:
+        return bool(value)
+
+    def __str__(self) -> str:
+        return "True or False"
+
+
+#: the constraint ``None``
+NONE = Options((None,))
+#: ``True`` or ``False`` (numpy's bools too; never 0 or 1)
+FLAG = _Flag()
+#: anything callable
+CALLABLE = Predicate(callable, "a callable")
+
+
+def check(value: object, name: str, *constraints: Constraint, func: str | None = None,
+          error: type[Exception] = ValueError, rule: str | None = None) -> object:
+    """``value`` converted by the first of ``constraints`` that accepts it; else ``error`` with the one
+    message: "The 'NAME' parameter[ of FUNC] must be RULE. Got VALUE instead." (``rule`` replaces the
+    constraints' own description, e.g. to say why)."""
+    for constraint in constraints:
+        if constraint.accepts(value):
+            return constraint.convert(value)
+    if rule is None:
+        texts = [str(c) for c in constraints if c is not NONE] + (["None"] if NONE in constraints else [])
+        rule = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]
+    where = f" of {func}" if func else ""
+    raise error(f"The {name!r} parameter{where} must be {rule}. Got {_shown(value)} instead.")
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

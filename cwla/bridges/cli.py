@@ -1,0 +1,612 @@
+"""The ``cwla`` command: evaluate TREC runs from the shell, or run a demonstration.
+
+Usage::
+
+    cwla eval QRELS RUN [RUN ...] [-m METRIC ...] [-q] [-c] [-l LEVEL] [-M N] [-J] [--format tsv|trec]
+              [--gain G] [--cutoff K] [--depth H] [--stop] [--order trec_eval|file] [--ties float32|float64]
+    cwla demo [--topics N] [--runs N] [--seed S]
+    cwla --version
+
+``cwla eval`` prints a tab-separated table ``run, topic, metric, value, residual``
+to stdout: per-topic rows (with ``-q``/``--per-topic``) and then one row per run and
+metric with topic ``all``, the mean over the qrels topics (the sum for counts such as
+``num_ret``). ``--format trec`` prints trec_eval's own lines instead
+(``measure<TAB>topic<TAB>value``, trec_eval's names, order and decimals).
+
+Metrics are written as in :func:`cwla.parse_metric`: ir_measures and trec_eval names
+(``nDCG@10``, ``'P(rel=2)@10'``, ``map``, ``P.10``, ``ndcg_cut.10``, ``recip_rank``),
+Chen & Sakai's (``INST_PE``) or canonical texts (``'RBP(p=0.8)+ERG[cutoff=5]'``);
+``-m P.5,10`` and ``-m P`` expand as in trec_eval. The trec_eval options mean what
+they mean there: ``-l`` is the relevance level of every binary measure that does not
+give one (as does a binary ``--gain``), ``-M`` keeps the first N documents of each
+ranking before anything is measured, ``-J`` keeps judged documents only, ``-c`` is
+accepted (cwla always averages over every qrels topic, a missing topic scoring 0).
+``--gain``, ``--cutoff``, ``--depth`` and ``--stop`` apply to every metric that does not
+set the option itself. Problems with the input go to stderr as ``cwla: error: ...`` with
+exit code 2.
+
+``cwla demo`` evaluates Chen & Sakai's 39 C/W/L/A metrics on the built-in
+synthetic collection (:mod:`cwla.synthetic`); it reads no file and needs no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import sys
+import time
+import warnings
+
+from .._version import __version__
+from ..errors import CwlaError
+
+__all__ = ["main"]
+
+PROG = "cwla"
+HEADER = ("run", "topic", "metric", "value", "residual")
+DEFAULT_METRIC = "nDCG@10"
+_USER_ERRORS = (CwlaError, OSError, TypeError, ValueError)
+
+
+def main(argv=None) -> int:
+    """Run the ``cwla`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success, 2 on a usage or input error.
+    """
+    return run_command(_parser(), argv, PROG)
+
+
+def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
+    """Parse ``argv`` and call ``args.func(args)``; user errors become ``prog: error: ...`` and exit code 2."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version and usage errors
+        return _exit_code(exit_)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError as err:
+        command = " ".join(filter(None, (prog, getattr(args, "command", None))))
+        print(f"{prog}: error: {_memory_message(err, command)}", file=sys.stderr)
+        return 2
+    except _USER_ERRORS as err:
+        print(f"{prog}: error: {_message(err)}", file=sys.stderr)
+        return 2
+
+
+def _exit_code(exit_: SystemExit) -> int:
+    code = exit_.code
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 2
+
+
+def _message(err: BaseException) -> str:
+    """The user-facing text of an error (file errors: ``path: what is wrong``)."""
+    if isinstance(err, OSError) and not isinstance(err, CwlaError) and err.filename is not None:
+        return f"{err.filename}: {err.strerror or err}"
+    return str(err).rstrip("\n")
+
+
+def _memory_message(err: MemoryError, command: str) -> str:
+    """What ran out: the command, the size of the allocation that failed when numpy says it, and the remedy."""
+    size = getattr(err, "_total_size", None)  # numpy's _ArrayMemoryError: the bytes of the array it could not make
+    if isinstance(size, int):
+        needed = f": one array needed about {size / 2**30:,.1f} GiB"
+    else:
+        needed = f" ({err})" if str(err) else ""
+    return (f"out of memory while running '{command}'{needed}; ask for less at a time (fewer runs, topics or "
+            f"metrics; for discpower fewer --trials or --splits) or free some memory")
+
+
+def _silence_stdout():
+    """After a closed pipe (``cwla eval ... | head``): no second error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+# ---------------------------------------------------------------------------
+# argument parsing
+# ---------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="C/W/L/A evaluation metrics for information retrieval (TREC qrels and runs).",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _eval_parser(commands)
+    _cwl_parser(commands)
+    _demo_parser(commands)
+    return parser
+
+
+def _cwl_parser(commands):
+    p = commands.add_parser(
+        "cwl",
+        help="cwl_eval's output (a drop-in for cwl-eval)",
+        description="Evaluate one TREC results file as cwl_eval 1.0.12 does and print what cwl-eval prints: per "
+                    "topic of the results file (in file order; the file order is the ranking) and measure, EU, "
+                    "ETU, EC, ETC, ED (and their residuals with -r), 4 decimals. GAIN_FILE holds gains in [0, 1] "
+                    "(qid iter docno gain).",
+        epilog="examples: cwla cwl gains.txt run.txt;  cwla cwl gains.txt run.txt -m metrics.txt -c costs.txt -r -n",
+    )
+    p.add_argument("gain_file", metavar="GAIN_FILE", help="TREC qrels whose fourth column is the gain, in [0, 1]")
+    p.add_argument("result_file", metavar="RESULT_FILE", help="TREC results file (topic element_type docno rank "
+                                                              "score run); the second column names the element type")
+    p.add_argument("-m", "--metrics_file", metavar="METRICS_FILE",
+                   help="cwl_eval metrics, one a line, e.g. RBPCWLMetric(0.8) (default: cwl_eval's default list)")
+    p.add_argument("-c", "--cost_file", metavar="COST_FILE",
+                   help="costs per element type: element_type cost a line (default: every document costs 1)")
+    p.add_argument("-n", "--colnames", action="store_true", help="print the column names first")
+    p.add_argument("-r", "--residuals", action="store_true", help="also print the residuals")
+    p.add_argument("--max_depth", type=int, default=1000, metavar="H", help="depth of every measure (default 1000)")
+    p.add_argument("--max_cost", type=float, default=1.0, metavar="X",
+                   help="cost of a document without one, and past the ranking, in the score (default 1)")
+    p.add_argument("--min_cost", type=float, default=1.0, metavar="X",
+                   help="the same in the residuals' upper bound (default 1)")
+    p.set_defaults(func=_cmd_cwl)
+
+
+def _cmd_cwl(args) -> int:
+    from .cwl import cwl_eval
+
+    if args.max_depth < 1:
+        raise ValueError(f"--max_depth must be an integer >= 1, got {args.max_depth}")
+    sys.stdout.write(cwl_eval(args.gain_file, args.result_file, args.metrics_file, args.cost_file,
+                              residuals=args.residuals, colnames=args.colnames, max_depth=args.max_depth,
+                              max_cost=args.max_cost, min_cost=args.min_cost))
+    sys.stdout.flush()
+    return 0
+
+
+def _eval_parser(commands):
+    p = commands.add_parser(
+        "eval",
+        help="evaluate TREC run files against a qrels file",
+        description="Evaluate TREC run files; prints TSV (run, topic, metric, value, residual) to stdout, or "
+                    "trec_eval's lines with --format trec. Options apply to every metric that does not set "
+                    "them itself.",
+        epilog="examples: cwla eval qrels.txt run1 run2 -m nDCG@10 -m 'P(rel=2)@10' -m INST_PE;  "
+               "cwla eval -q -l 2 -m map -m P.10 -m ndcg_cut.10 --format trec qrels.txt run1;  "
+               "cwla eval qrels.txt run1 -m 'RBP(p=0.8)+ERG' --gain binary:2 --cutoff 10 --per-topic",
+    )
+    add_scoring_arguments(p)
+    p.add_argument("-q", "--per-topic", dest="per_topic", action="store_true",
+                   help="also print the value of every topic (trec_eval's -q)")
+    p.add_argument("-c", dest="complete", action="store_true",
+                   help="average over every qrels topic, a topic missing from a run scoring 0 (trec_eval's -c; "
+                        "cwla always does this)")
+    p.add_argument("--format", choices=("tsv", "trec"), default="tsv",
+                   help="tsv (default): run, topic, metric, value, residual; trec: trec_eval's "
+                        "'measure<TAB>topic<TAB>value' lines, 4 decimals (one block per run, after a runid line "
+                        "when there are several)")
+    p.set_defaults(func=_cmd_eval)
+
+
+def add_scoring_arguments(p: argparse.ArgumentParser, default_metric: str | None = DEFAULT_METRIC) -> None:
+    """QRELS RUN... -m METRIC --gain --cutoff --depth --stop --order (shared with the discpower command)."""
+    p.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno grade), plain or gzip")
+    p.add_argument("runs", metavar="RUN", nargs="+",
+                   help="run files (qid Q0 docno rank score tag); the run name is the file name without .gz")
+    p.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
+                   help="a metric text, repeatable" + (f" (default: {default_metric})" if default_metric else "")
+                        + "; ir_measures' names (nDCG@10, 'P(rel=2)@10', RR@10, R@1000, Bpref), trec_eval's (map, "
+                          "P.10, ndcg_cut.10, recip_rank; -m P.5,10 and -m P expand as in trec_eval), Chen & "
+                          "Sakai's (INST_PE) or canonical texts ('RBP(p=0.8)+ERG[cutoff=5]'); see docs/metrics.md")
+    p.add_argument("--gain", metavar="GAIN",
+                   help="gain map: linear:GMAX, exponential:GMAX, binary:THRESHOLD or a canonical gain text "
+                        "(default: linear, gmax = the largest qrels grade)")
+    p.add_argument("--cutoff", metavar="K", type=int, help="keep the first K documents of each ranking")
+    p.add_argument("--depth", metavar="H", type=depth_value,
+                   help="the user model's horizon H (default 1000), or 'all': the whole of each ranking")
+    p.add_argument("--stop", action="store_true", help="the user surely stops at H: C(H) = 0")
+    p.add_argument("--order", choices=("trec_eval", "file"), default="trec_eval",
+                   help="document order: trec_eval (score descending, ties by docno descending; default) "
+                        "or file (the order of the lines)")
+    add_trec_eval_arguments(p)
+
+
+def add_trec_eval_arguments(p: argparse.ArgumentParser) -> None:
+    """-l, -M, -J and --ties: trec_eval's options that shape what is measured (shared with discpower)."""
+    p.add_argument("-l", "--rel-level", dest="rel", type=float, metavar="LEVEL",
+                   help="relevance level of the binary measures that do not give one (trec_eval's -l; default 1, "
+                        "or the threshold of a binary --gain): grades >= LEVEL are relevant")
+    p.add_argument("-M", "--max-docs", dest="max_docs", type=int, metavar="N",
+                   help="keep only the first N documents of each ranking before anything is measured "
+                        "(trec_eval's -M; not a cutoff: num_ret, map, Rprec, ... all see N documents)")
+    p.add_argument("-J", "--judged-only", dest="judged_only", action="store_true",
+                   help="drop the unjudged documents from every ranking first (trec_eval's -J)")
+    p.add_argument("--ties", choices=("float32", "float64"), default="float32",
+                   help="precision in which scores are compared: float32 (default; trec_eval 9.x, pytrec_eval, "
+                        "NIST's official DL results) or float64 (trec_eval >= 10.0)")
+
+
+def depth_value(text: str):
+    """--depth: an integer or ``all``."""
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'all', got {text!r}") from None
+
+
+def metric_texts(args, default_metric: str | None = DEFAULT_METRIC) -> list[str]:
+    """The -m texts, trec_eval's ``-m P.5,10`` and ``-m P`` expanded into one name per cutoff."""
+    from ..metrics.text import expand_trec_names, trec_name
+
+    texts = args.metrics or ([default_metric] if default_metric else None)
+    if not texts:
+        raise ValueError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
+    names = {}  # a measure asked twice (-m map -m map, -m P.5,10 -m P.10) is evaluated once, as in trec_eval
+    for name in (name for text in texts for name in expand_trec_names(text)):
+        names.setdefault(trec_name(name) or name.strip(), name)
+    return list(names.values())
+
+
+def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[dict, dict]:
+    """From parsed scoring arguments: ``({label: Metric}, evaluate options)``, validated
+    (metric syntax errors come before any file is read)."""
+    from ..scoring.evaluator import as_metrics
+
+    parsed, labels = as_metrics(metric_texts(args, default_metric))
+    return dict(zip(labels, parsed)), evaluation_options(args)
+
+
+def evaluation_options(args) -> dict:
+    """The options of :func:`cwla.evaluate` from the command-line flags, checked."""
+    from ..metrics.gains import Binary
+    from ..metrics.text import parse_gain
+
+    for option in ("cutoff", "depth", "max_docs"):
+        value = getattr(args, option, None)
+        if value is not None and value != "all" and value < 1:
+            flag = "-M" if option == "max_docs" else f"--{option}"
+            raise ValueError(f"{flag} must be an integer >= 1, got {value}")
+    rel = getattr(args, "rel", None)
+    if rel is not None and not (math.isfinite(rel) and rel > 0):
+        raise ValueError(f"-l must be a finite number > 0 (the lowest relevant grade), got {rel:g}")
+    gain = parse_gain(args.gain) if args.gain is not None else None
+    if rel is not None and isinstance(gain, Binary) and gain.threshold is not None and gain.threshold != rel:
+        raise ValueError(f"-l {_number(rel)} contradicts --gain {args.gain}: give one of them")
+    options = {"gain": gain, "cutoff": args.cutoff,
+               "depth": args.depth, "stop": True if args.stop else None,
+               "order": getattr(args, "order", "trec_eval")}
+    if hasattr(args, "ties"):
+        options.update(rel=rel, max_docs=args.max_docs, judged_only=True if args.judged_only else None,
+                       ties=args.ties)
+    return options
+
+
+def _demo_parser(commands):
+    p = commands.add_parser(
+        "demo",
+        help="Chen & Sakai's 39 metrics on the built-in synthetic collection",
+        description="Build the synthetic collection (cwla.synthetic) in memory and print the per-run means "
+                    "of Chen & Sakai's 39 C/W/L/A metrics. Reads no file.",
+    )
+    p.add_argument("--topics", type=int, default=30, metavar="N", help="number of topics (default 30)")
+    p.add_argument("--runs", type=int, default=12, metavar="N", help="number of runs (default 12)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.set_defaults(func=_cmd_demo)
+
+
+# ---------------------------------------------------------------------------
+# cwla eval
+# ---------------------------------------------------------------------------
+
+
+def _cmd_eval(args) -> int:
+    from ..scoring.evaluator import evaluate
+
+    metrics, options = scoring_options(args)
+    labels, parsed = list(metrics), list(metrics.values())
+    given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": options["stop"],
+             "rel": options["rel"], "judged_only": options["judged_only"]}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate(args.qrels, args.runs, metrics, **options)
+    if args.format == "trec":
+        sys.stdout.write(trec_lines(ev, per_topic=args.per_topic))
+    else:
+        sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
+    sys.stdout.flush()
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    for line in _option_notes(given, parsed, labels) + topic_notes(ev):
+        print(line, file=sys.stderr)
+    return 0
+
+
+def trec_lines(ev, per_topic: bool = False) -> str:
+    """trec_eval's output for an Evaluation: ``printf("%-22s\t%s\t%6.4f\n")`` lines (counts as
+    integers), trec_eval's measure names and its measure order (the others after them, as given),
+    per topic (``per_topic``: trec_eval's -q) and then ``all``; one block per run, each after a
+    ``runid`` line when there are several runs."""
+    from ..metrics.text import TREC_ORDER, trec_name, trec_sort_key
+
+    def position(i):
+        key = trec_sort_key(ev.labels[i])
+        return (len(TREC_ORDER), 0.0, i) if key is None else (*key, i)  # the others after, as given
+
+    order = sorted(range(len(ev.labels)), key=position)
+    names = [trec_name(label) or label for label in ev.labels]
+    counts = {i for i, m in enumerate(ev.metrics) if m.aggregate == "sum"}
+    totals = ev.aggregated()
+
+    def line(i, topic, value):
+        text = str(int(value)) if i in counts else "%6.4f" % value
+        return "%-22s	%s	%s" % (names[i], topic, text)
+
+    out = []
+    for r, run in enumerate(ev.runs):
+        if len(ev.runs) > 1:
+            out.append("%-22s	%s	%s" % ("runid", "all", run))
+        if per_topic:
+            for t, topic in enumerate(ev.topics):
+                # trec_eval prints num_q in the summary only
+                out.extend(line(i, topic, ev.values[i, r, t]) for i in order if names[i] != "num_q")
+        out.extend(line(i, "all", totals[i, r]) for i in order)
+    return "\n".join(out) + "\n"
+
+
+def _option_notes(given: dict, parsed, labels) -> list[str]:
+    """One line per command-line option that some metric overrides with its own setting (a binary
+    --gain is not overridden by the binary measures without a level: it gives them their level)."""
+    from ..metrics.counting import CountingMeasure
+    from ..metrics.gains import Binary
+    from ..metrics.text import parse_gain
+
+    lines = []
+    flags = {"rel": "-l", "judged_only": "-J"}
+    for option, value in given.items():
+        if value is None:
+            continue
+        if option in flags:
+            lines += _level_notes(flags[option], option, value, given.get("gain"), parsed, labels)
+            continue
+        binary = option == "gain" and isinstance(parse_gain(value), Binary)
+        cwl = [(label, m) for label, m in zip(labels, parsed) if not isinstance(m, CountingMeasure)]
+        own = [label for label, m in cwl if getattr(m, option) is not None
+               and not (binary and m.gain == Binary())]
+        other = [label for label, m in zip(labels, parsed) if isinstance(m, CountingMeasure) and not binary]
+        flag = f"--{option}" + ("" if option == "stop" else f" {value}")
+        lines += _not_applied(flag, own, f"set{'s' if len(own) == 1 else ''} {option} itself")
+        lines += _not_applied(flag, other, f"not C/W/L/A metrics: they have no {option}")
+    return lines
+
+
+def _not_applied(flag: str, labels: list, why: str) -> list[str]:
+    """The note that ``flag`` does not reach the measures ``labels`` (none if there are none), and why."""
+    return [f"{PROG}: note: {flag} not applied to {', '.join(map(repr, labels))} ({why})"] if labels else []
+
+
+def _level_notes(flag, option, value, gain_text, parsed, labels) -> list[str]:
+    """Notes for -l and -J: the measures that give their own relevance level or judged_only, and (for -l)
+    the graded C/W/L/A metrics, which have no relevance level."""
+    import attrs
+
+    from ..metrics.counting import CountingMeasure
+    from ..metrics.gains import Binary
+    from ..metrics.text import parse_gain
+
+    gain = parse_gain(gain_text) if gain_text is not None else None
+    own, graded = [], []
+    for label, m in zip(labels, parsed):
+        if isinstance(m, CountingMeasure):
+            fields = attrs.fields_dict(type(m))
+            if option in fields and getattr(m, option) is not None:
+                own.append(label)
+        elif option == "judged_only":
+            if m.judged_only is not None:
+                own.append(label)
+        elif isinstance(m.gain, Binary) and m.gain.threshold is not None:
+            own.append(label)
+        elif not (m.gain == Binary() or (m.gain is None and isinstance(gain, Binary))):
+            graded.append(label)
+    shown = flag if option == "judged_only" else f"{flag} {_number(value)}"
+    return (_not_applied(shown, own, f"set{'s' if len(own) == 1 else ''} {option} itself")
+            + _not_applied(shown, graded, "graded gains: no relevance level"))
+
+
+def _number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _tsv(frame) -> str:
+    """The table as TSV text: the header line, then one line per row, values with 6 decimals."""
+    lines = ["\t".join(HEADER)]
+    for run, topic, metric, value, residual in zip(
+        frame["run"].tolist(), frame["topic"].tolist(), frame["metric"].tolist(),
+        frame["value"].tolist(), frame["residual"].tolist(),
+    ):
+        lines.append(f"{run}\t{topic}\t{metric}\t{_fixed(value)}\t{_fixed(residual)}")
+    return "\n".join(lines) + "\n"
+
+
+def _fixed(x: float) -> str:
+    """``%.6f``, without a sign on zero (a residual of -1e-17 prints as 0.000000)."""
+    text = "%.6f" % x
+    return "0.000000" if text == "-0.000000" else text
+
+
+def _count(n: int, singular: str, plural: str) -> str:
+    return f"{n} {singular if n == 1 else plural}"
+
+
+def topic_notes(ev, prog: str = PROG) -> list[str]:
+    """One line per run with qrels topics missing or run topics ignored."""
+    lines = []
+    for run in ev.runs:
+        missing, ignored = len(ev.missing_topics.get(run, ())), len(ev.ignored_topics.get(run, ()))
+        parts = []
+        if missing:
+            parts.append(_count(missing, "qrels topic", "qrels topics") + " missing (scored 0)")
+        if ignored:
+            parts.append(_count(ignored, "run topic", "run topics") + " not in qrels (ignored)")
+        if parts:
+            lines.append(f"{prog}: run {run!r}: " + ", ".join(parts))
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# cwla demo
+# ---------------------------------------------------------------------------
+
+
+def _cmd_demo(args) -> int:
+    from ..data import synthetic
+    from ..data.collection import prepare
+    from ..metrics.gains import Linear
+    from ..metrics.grid import chen_sakai_metrics, chen_sakai_names
+    from ..scoring.evaluator import evaluate
+
+    compile_s = _warm_kernels()
+    qrels, runs = synthetic.collection(n_topics=args.topics, n_runs=args.runs, seed=args.seed)
+    t0 = time.perf_counter()
+    col = prepare(qrels, runs)
+    t1 = time.perf_counter()
+    metrics = chen_sakai_metrics(cutoff=10, depth=10, stop=True)
+    ev = evaluate(col, metrics=metrics, gain=Linear())
+    t2 = time.perf_counter()
+    means = ev.means()
+    means.columns = chen_sakai_names()
+
+    width = _width()
+    print(_demo_header(args, qrels, col, width))
+    print()
+    print(_demo_reading(means, width))
+    print()
+    for title, columns in _demo_blocks(means.columns):
+        print(title)
+        print(_block(means, columns, width))
+        print()
+    print(_demo_next(width))
+    print()
+    print(f"time: prepare {t1 - t0:.3f} s + evaluate {t2 - t1:.3f} s for {len(metrics)} metrics x "
+          f"{len(col.runs)} runs x {len(col.topics)} topics; one-off kernel compile/load {compile_s:.2f} s "
+          f"(cwla.warmup())")
+    return 0
+
+
+def _demo_reading(means, width) -> str:
+    """How to read the blocks: the names, the scales, and why ETG is not in [0, 1] (with the printed values)."""
+    import textwrap
+
+    run = means.index[0]
+    erg, etg = means.at[run, "Precision_ERG"], means.at[run, "Precision_ETG"]
+    text = (
+        "How to read it: each row is a run, each column a metric MODEL_AGGREGATION: the browsing model says "
+        "how far down the ranking the user reads, the aggregation what the user takes away. ERG (the rate of "
+        "gain per document read), avg, max, fin, PE and ERR lie in [0, 1]. ETG is the expected total gain, in "
+        "gain units: up to the number of documents read, so it is not in [0, 1]. For a browsing model that does "
+        "not look at the gains, ETG = E x ERG with E the expected number of documents read; Precision@10 reads "
+        f"exactly E = 10, so {run}'s Precision_ETG {etg:.3f} = 10 x its Precision_ERG {erg:.3f}: of the 10 "
+        f"documents it shows, the user collects {etg:.2f} units of gain (a grade-3 document is one unit)."
+    )
+    return textwrap.fill(text, width=width)
+
+
+def _demo_next(width) -> str:
+    import textwrap
+
+    lines = [
+        "Next:",
+        "  cwla eval QRELS RUN [RUN ...] -m nDCG@10 -m 'P(rel=2)@10' -m map -m INST_PE     your runs, TSV",
+        "  cwla eval -q -l 2 -m map -m P.10 -m ndcg_cut.10 --format trec QRELS RUN       trec_eval's output",
+        "  discpower meta QRELS RUN [RUN ...] -m RBP_ERG -m INST_PE -m AP_ERG             discriminative power",
+    ]
+    names = textwrap.fill("Metric names: ir_measures' (nDCG@10, P(rel=2)@10, RR@10, R@1000, Judged@10), "
+                          "trec_eval's (map, P_10, ndcg_cut_10, recip_rank, bpref), Chen & Sakai's (RBP_ERG) or "
+                          "your own composition ('RBP(p=0.9)+PE(beta=0.3)[cutoff=20]'); the catalogue is "
+                          "docs/metrics.md.", width=width)
+    return "\n".join(lines) + "\n" + names
+
+
+def _warm_kernels() -> float:
+    """Compile (or load from numba's cache) the scoring and preparation kernels; seconds taken."""
+    from ..scoring.warmup import warmup
+
+    return warmup()
+
+
+def _demo_header(args, qrels, col, width) -> str:
+    import textwrap
+
+    from ..data.synthetic import POOL_DEPTH
+
+    n_rel = int((qrels["grade"] > 0).sum())
+    max_grade = int(qrels["grade"].max())
+    missing = sum(1 for r in col.runs if col.missing_topics[r])
+    data = (
+        f"Data: the built-in synthetic TREC collection (cwla.synthetic.collection, seed {args.seed}; no NIST "
+        f"data): {len(col.topics)} topics, {len(qrels)} judgements on grades 0-{max_grade} from a "
+        f"depth-{POOL_DEPTH} pool ({n_rel} relevant; one topic has none), {len(col.runs)} runs of decreasing "
+        f"latent quality (run01 is the best) with exact score ties, unjudged documents, short rankings, "
+        f"{_count(missing, 'run', 'runs')} missing a topic (scored 0) and one extra unjudged topic (ignored)."
+    )
+    grid = (
+        "Metrics: Chen & Sakai's (2023) grid of C/W/L/A metrics, 6 browsing models C(i) x 7 gain aggregations "
+        "A(i) minus the 3 constant combinations = 39, with the paper's parameters (Precision and DCG k=10, "
+        "RBP p=0.8, INST T=2.5, AP R=retrieved (cwl_eval's), PE beta=0.5) and setting: cutoff 10, depth H=10, stop at H, "
+        f"linear gains (grade/{max_grade}). One block per browsing model; values are means over the "
+        f"{len(col.topics)} topics."
+    )
+    text = data + " " + grid
+    return textwrap.fill(text, width=width)
+
+
+def _demo_blocks(names) -> list[tuple[str, list[str]]]:
+    """(title, column names) per browsing model, in the paper's order."""
+    from ..metrics.browsing import BROWSING_MODELS
+    from ..metrics.text import CHEN_SAKAI_DEFAULTS
+
+    blocks = []
+    for model in BROWSING_MODELS:
+        columns = [n for n in names if n.split("_", 1)[0] == model]
+        blocks.append((f"{model}: C(i) = {CHEN_SAKAI_DEFAULTS[model]}", columns))
+    return blocks
+
+
+def _width() -> int:
+    return max(60, min(120, shutil.get_terminal_size((80, 24)).columns))
+
+
+def _block(means, columns, width) -> str:
+    """Runs as rows, ``columns`` as columns (3 decimals); columns wrapped in balanced chunks to fit ``width``."""
+    run_w = max(len("run"), *(len(r) for r in means.index))
+    col_w = [max(6, len(c)) for c in columns]
+    per_line = max(1, (width - run_w) // (max(col_w) + 2))
+    n_chunks = -(-len(columns) // per_line)
+    size = -(-len(columns) // n_chunks)
+    out = []
+    for start in range(0, len(columns), size):
+        chunk = list(zip(columns, col_w))[start:start + size]
+        out.append("  ".join(["run".ljust(run_w)] + [c.rjust(w) for c, w in chunk]))
+        for run in means.index:
+            cells = [f"{means.at[run, c]:.3f}".rjust(w) for c, w in chunk]
+            out.append("  ".join([run.ljust(run_w)] + cells))
+        if start + size < len(columns):
+            out.append("")
+    return "\n".join(out)

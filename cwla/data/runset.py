@@ -1,0 +1,692 @@
+"""Runs read once, before any qrels: the run store every evaluation and meta-evaluation joins with.
+
+:func:`read_runs` reads each run (files by the fast tokenizer of :mod:`cwla.data._tokenize`,
+in parallel threads; frames, dicts, records and ranx objects by :mod:`cwla.data.readers`),
+puts every (run, topic) ranking in trec_eval's order (:func:`cwla.data._join.order_cells`)
+and dictionary-encodes its (topic, docno) pairs into integer ids shared by all runs
+(:mod:`cwla.data._pairs`). The result, a :class:`RunSet`, depends on no qrels:
+:func:`cwla.prepare` joins it with any number of qrels by looking the judged pairs up,
+nothing more.
+
+A RunSet can be saved to a folder (:meth:`RunSet.save`: one ``.npy`` file per array and a JSON
+manifest) and opened again memory-mapped, read-only (:func:`open_runs`; :func:`read_runs` and
+:func:`cwla.evaluate` accept the folder too): worker processes on one machine then share its pages,
+and a cluster on a shared filesystem reads it lazily.
+
+Memory: 4 bytes of pair id and 4 (float32) or 8 (float64) bytes of score per
+retrieved document, plus the distinct (topic, docno) pairs (the docno's bytes and
+16 bytes each).
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+import queue
+import weakref
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ._docnos import Strings, strings_of
+from ._join import cell_starts, group_by_cell, order_cells
+from ._pairs import Docnos, PairBuilder, find_pairs
+from ._tokenize import RunColumns, Workspace, read_run_file
+from .._validate import Interval, NONE, Options, check
+from ..errors import InputError
+from .files import text_size
+from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
+
+__all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "open_runs", "is_run_store", "run_groups",
+           "default_workers", "check_ties", "check_order", "TIES", "ORDERS", "STORE_FORMAT", "STORE_VERSION"]
+
+TIES = ("float32", "float64")
+ORDERS = ("trec_eval", "file")
+
+
+def check_ties(ties, func: str) -> str:
+    """``ties``, checked: one of :data:`TIES`."""
+    return check(ties, "ties", Options(TIES), func=func, rule="'float32' (trec_eval 9.x, pytrec_eval, NIST's DL "
+                 "results) or 'float64' (trec_eval >= 10)")
+
+
+def check_order(order, func: str) -> str:
+    """``order``, checked: one of :data:`ORDERS`."""
+    return check(order, "order", Options(ORDERS), func=func)
+
+
+_RUNS_ACCEPTED = (
+    "runs must be a run file path, a DataFrame (one run, or several with a system column "
+    f"{' / '.join(SYSTEM_COLUMNS)}: PyTerrier's results), a dict {{topic: {{docno: score}}}}, an object with "
+    "to_dict() of that shape (ranx's Run), an iterable of records with query_id, doc_id, score (ir_datasets' "
+    "scoreddocs_iter()), a list of any of these, or a dict {name: any of these}"
+)
+
+
+def _system_column(frame: pd.DataFrame) -> str | None:
+    present = [c for c in SYSTEM_COLUMNS if c in frame.columns]
+    if len(present) > 1:
+        raise InputError(f"run DataFrame has columns {present}, which all name the system; keep one")
+    return present[0] if present else None
+
+
+def _split_systems(frame: pd.DataFrame, column: str) -> list:
+    """One (name, frame) per system of a frame with a system column, in order of first appearance."""
+    if frame[column].isna().any():
+        row = int(np.argmax(frame[column].isna().to_numpy()))
+        raise InputError(f"run DataFrame, row {row} (by position): the system column {column!r} is missing a value")
+    names = pd.unique(frame[column])
+    groups = frame.groupby(column, sort=False)
+    return [(str(name), groups.get_group(name).drop(columns=[column])) for name in names]
+
+
+def _is_run_dict(runs: Mapping) -> bool:
+    """True for a pytrec_eval run dict ``{topic: {doc: score}}`` (one run), False for ``{name: run}``:
+    every value is a dict, and the first document entry found holds a number, not a dict."""
+    if not runs or not all(isinstance(v, Mapping) for v in runs.values()):
+        return False
+    for docs in runs.values():
+        for value in docs.values():
+            return isinstance(value, numbers.Number) or isinstance(value, str)
+    return True  # every topic empty: one (empty) run, which the reader reports
+
+
+def _object_name(source, default: str) -> str:
+    """A run object's own name (ranx's ``Run.name``), else ``default``."""
+    name = getattr(source, "name", None)
+    return name if isinstance(name, str) and name else default
+
+
+def named_runs(runs) -> list:
+    """Normalise the accepted run containers to a list of (name, source)."""
+    if isinstance(runs, (str, os.PathLike)):
+        return [(run_name(runs), runs)]
+    if isinstance(runs, pd.DataFrame):
+        column = _system_column(runs)
+        return _split_systems(runs, column) if column else [("run", runs)]
+    if not isinstance(runs, Mapping) and callable(getattr(runs, "to_dict", None)):
+        return [(_object_name(runs, "run"), runs)]
+    if isinstance(runs, Iterable) and not isinstance(runs, (Mapping, Sequence, bytes)):
+        runs = list(runs)  # a generator: of records (one run) or of runs
+    if isinstance(runs, Sequence) and runs and is_record(runs[0]):
+        return [("run", list(runs))]
+    if isinstance(runs, Mapping):
+        if _is_run_dict(runs):  # a pytrec_eval run dict {topic: {doc: score}} is one run
+            return [("run", runs)]
+        named = []
+        for name, source in runs.items():  # {name: run}
+            if isinstance(source, pd.DataFrame) and _system_column(source) \
+                    and source[_system_column(source)].nunique(dropna=False) > 1:
+                raise InputError(f"run {str(name)!r} is a DataFrame holding several runs (column "
+                                 f"{_system_column(source)!r}); pass that frame itself as the runs, or one frame "
+                                 f"per run")
+            named.append((str(name), source))
+        return named
+    if isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
+        named = []
+        for i, source in enumerate(runs):
+            if isinstance(source, (str, os.PathLike)):
+                named.append((run_name(source), source))
+            elif isinstance(source, pd.DataFrame) and _system_column(source):
+                named.extend(_split_systems(source, _system_column(source)))
+            elif isinstance(source, Iterable) and not isinstance(source, (Mapping, Sequence, pd.DataFrame)) \
+                    and not callable(getattr(source, "to_dict", None)):
+                named.append((f"run{i + 1}", list(source)))  # read twice at most (errors name the record)
+            else:
+                named.append((_object_name(source, f"run{i + 1}"), source))
+        return named
+    raise TypeError(f"{_RUNS_ACCEPTED}; got {type(runs).__name__}")
+
+
+
+def _columns(source, ties: str, workspace: Workspace) -> RunColumns:
+    """One run's columns in input order: the fast file reader, else the careful reader."""
+    if isinstance(source, (str, os.PathLike)):
+        columns = read_run_file(source, ties, workspace)
+        if columns is not None:
+            return columns
+    frame = read_run(source)  # the careful reader: precise errors, every accepted form
+    scores = frame["score"].to_numpy(np.float64)
+    if ties == "float32":
+        with np.errstate(over="ignore"):  # beyond float32 range: inf, as trec_eval's (float) cast
+            scores = scores.astype(np.float32)
+    topic_ids, topics = strings_of(frame["topic"].to_numpy())
+    doc_ids, docnos = strings_of(frame["docno"].to_numpy())
+    return RunColumns(topic_ids, topics.tolist(), docnos.blob, docnos.offsets[doc_ids], docnos.offsets[doc_ids + 1],
+                      docnos.hashes[doc_ids], scores)
+
+
+@attrs.frozen(eq=False)
+class _Part:
+    """One run read and ordered: its topics (sorted), the length of each topic's ranking, the rankings
+    back to back (position j holds row ``rows[j]`` of ``docnos``) and their scores."""
+
+    topics: list
+    lengths: np.ndarray
+    rows: np.ndarray
+    docnos: Docnos
+    scores: np.ndarray
+
+
+def _part(source, ties: str, order: str, workspace: Workspace) -> _Part:
+    """One run read and ordered; its rows and docnos are views of ``workspace``'s arrays."""
+    columns = _columns(source, ties, workspace)
+    labels = sorted(columns.topics)
+    position = {t: i for i, t in enumerate(labels)}
+    rank = np.array([position[t] for t in columns.topics], dtype=np.int64)  # first-seen id -> sorted position
+    idx = workspace.array("rows", len(columns.topic_ids), np.int32)
+    starts, lengths = group_by_cell(columns.topic_ids, rank, len(labels), idx)
+    if order == "trec_eval":
+        order_cells(idx, starts, lengths, columns.scores, columns.doc_starts, columns.doc_ends, columns.blob)
+    docnos = Docnos(columns.blob, columns.doc_starts, columns.doc_ends, columns.doc_hashes)
+    return _Part(labels, lengths, idx, docnos, columns.scores[idx])
+
+
+def _raise_duplicate(name, source, part: _Part, position: int):
+    """Let the careful reader name the file and lines of a duplicated docno."""
+    read_run(source)
+    topic = part.topics[int(np.searchsorted(np.cumsum(part.lengths), position, side="right"))]
+    raise InputError(f"run {name!r}: docno {part.docnos[part.rows[position]]!r} appears twice for topic {topic!r}")
+
+
+@attrs.frozen(eq=False)
+class RunSet:
+    """Runs read once (see the module docstring); plain arrays, no qrels.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Run names, the run axis.
+    topics : tuple of str
+        Every topic some run retrieves for, sorted.
+    docnos : Strings
+        The docno of every (topic, docno) pair some run retrieves; a pair's id is its position
+        (``docnos[i]`` is the string). The pairs of topic ``topics[t]`` are the ids
+        ``pair_starts[t]:pair_starts[t + 1]`` (ordered by hash); the runs share the ids.
+    pair_starts : ndarray of int64, shape (n_topics + 1,)
+    lengths : ndarray of int64, shape (n_runs, n_topics)
+        The length of each run's ranking for each topic (0: the run retrieves nothing for it).
+    doc_ids, scores : tuple of ndarray, one per run
+        The run's rankings back to back, topic after topic (in ``topics`` order): pair ids
+        (int32) and scores (float32 as trec_eval 9.x keeps them, or float64: ``ties``).
+    ties : {"float32", "float64"}
+        The precision in which scores were compared when ordering the rankings.
+    order : {"trec_eval", "file"}
+        ``"trec_eval"``: each ranking by score descending, docno descending; ``"file"``: input order.
+    """
+
+    names: tuple
+    topics: tuple
+    docnos: Strings
+    pair_starts: np.ndarray
+    lengths: np.ndarray
+    doc_ids: tuple
+    scores: tuple
+    ties: str = "float32"
+    order: str = "trec_eval"
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def starts(self, run: int) -> np.ndarray:
+        """Where each topic's ranking of run ``run`` starts in ``doc_ids[run]``."""
+        return cell_starts(self.lengths[run])
+
+    def frame(self, run: str) -> pd.DataFrame:
+        """One run as a frame ``topic, docno, score`` in the RunSet's order (topics sorted; each
+        ranking in trec_eval order unless read with ``order="file"``)."""
+        r = self.names.index(run)
+        return pd.DataFrame({"topic": np.repeat(np.array(self.topics, dtype=object), self.lengths[r]),
+                             "docno": [self.docnos[i] for i in self.doc_ids[r].tolist()],
+                             "score": self.scores[r]})
+
+    def pair_ids(self, topics: np.ndarray, docnos: Strings, which: np.ndarray) -> np.ndarray:
+        """The pair id of each (``topics[i]``, ``docnos[which[i]]``), -1 where no run retrieves the docno for
+        the topic; ``topics`` are positions in :attr:`topics` (-1: a topic no run retrieves for)."""
+        which = np.asarray(which, dtype=np.int64)
+        query = Strings.gather(docnos.blob, docnos.offsets[:-1], docnos.offsets[1:], which, docnos.hashes[which])
+        out = np.empty(len(which), dtype=np.int64)
+        find_pairs(self.pair_starts, self.docnos.hashes, self.docnos.offsets, self.docnos.blob,
+                   np.asarray(topics, dtype=np.int64), query.blob, query.offsets, query.hashes, out)
+        return out
+
+    def pair_ids_of(self, topics: np.ndarray, docnos: Sequence[str] | np.ndarray) -> np.ndarray:
+        """The pair id of each (``topics[i]``, ``docnos[i]``) -- docno strings, topics positions in
+        :attr:`topics` (-1: a topic no run retrieves for) --, -1 where no run retrieves the docno for the
+        topic (:meth:`pair_ids` for strings)."""
+        codes, strings = strings_of(np.asarray(docnos, dtype=object))
+        return self.pair_ids(topics, strings, codes)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays (rankings, docnos, lengths)."""
+        d = self.docnos
+        return (sum(a.nbytes for a in self.doc_ids) + sum(a.nbytes for a in self.scores) + d.blob.nbytes
+                + d.offsets.nbytes + d.hashes.nbytes + self.pair_starts.nbytes + self.lengths.nbytes)
+
+    @property
+    def store(self) -> str | None:
+        """The run-store folder this RunSet is memory-mapped from (:func:`open_runs`), as an absolute
+        path; None for runs read into memory (or a RunSet built from a store's arrays by hand)."""
+        return _STORES.get(self)
+
+    def save(self, directory: str | os.PathLike) -> Path:
+        """Write the runs to a run store: a new or empty folder, created if missing.
+
+        The store holds every array of the RunSet (names, topics, docnos with their hashes, pair ids,
+        scores, lengths) and its ``ties`` and ``order``, so that :func:`open_runs` gives back a RunSet
+        that scores exactly as this one. Files: one ``.npy`` per array (the runs' pair ids and scores
+        back to back in ``doc_ids.npy`` and ``scores.npy``) and ``manifest.json`` (format name and
+        version, names, topics, ties, order, each array's dtype and shape), written last: a folder
+        without a manifest is not a store (e.g. an interrupted save, whose files are removed).
+
+        Parameters
+        ----------
+        directory : str or os.PathLike
+            The store's folder. It must not exist yet or be empty: a store is never written over
+            anything, an input of the runs (or the store they are mapped from) included.
+
+        Returns
+        -------
+        pathlib.Path
+            The store's folder, absolute.
+
+        Raises
+        ------
+        InputError
+            When ``directory`` is a file or a folder that is not empty.
+        """
+        return _save_store(self, directory)
+
+
+# ---------------------------------------------------------------------------
+# the run store: a RunSet saved to a folder, opened memory-mapped
+# ---------------------------------------------------------------------------
+
+#: the ``format`` of a run store's manifest, and the version :func:`open_runs` reads
+STORE_FORMAT = "cwla.RunSet"
+STORE_VERSION = 1
+_MANIFEST = "manifest.json"
+#: array -> (file, dtype or None: the scores' dtype is the store's ``ties``)
+_STORE_ARRAYS = {"docno_blob": ("docno_blob.npy", "uint8"), "docno_offsets": ("docno_offsets.npy", "int64"),
+                 "docno_hashes": ("docno_hashes.npy", "uint64"), "pair_starts": ("pair_starts.npy", "int64"),
+                 "lengths": ("lengths.npy", "int64"), "doc_ids": ("doc_ids.npy", "int32"),
+                 "scores": ("scores.npy", None)}
+_STORES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # RunSet opened from a store -> its folder
+
+
+def is_run_store(path: object) -> bool:
+    """Whether ``path`` is a folder holding a run store's manifest (:meth:`RunSet.save`).
+
+    Parameters
+    ----------
+    path : object
+        Anything; only a str or os.PathLike can name a store.
+
+    Returns
+    -------
+    bool
+        True when ``path/manifest.json`` is a file (the store itself is checked by :func:`open_runs`).
+    """
+    return isinstance(path, (str, os.PathLike)) and os.path.isfile(os.path.join(path, _MANIFEST))
+
+
+def _store_arrays(runs: RunSet) -> dict:
+    """The arrays of a store, each as a list of parts written back to back."""
+    d = runs.docnos
+    return {"docno_blob": [d.blob], "docno_offsets": [d.offsets], "docno_hashes": [d.hashes],
+            "pair_starts": [runs.pair_starts], "lengths": [runs.lengths], "doc_ids": list(runs.doc_ids),
+            "scores": list(runs.scores)}
+
+
+def _save_store(runs: RunSet, directory) -> Path:
+    folder = Path(os.path.abspath(os.fspath(directory)))
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"cannot write a run store to {folder}: it is a file; give a new or empty folder")
+    if folder.is_dir() and any(folder.iterdir()):
+        held = sorted(p.name for p in folder.iterdir())
+        what = "a run store" if _MANIFEST in held else ", ".join(held[:5]) + (" ..." if len(held) > 5 else "")
+        raise InputError(f"cannot write a run store to {folder}: the folder is not empty (it holds {what}); a store "
+                         f"is never written over anything: give a new or empty folder")
+    created = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    try:
+        arrays = {}
+        for key, parts in _store_arrays(runs).items():
+            name, dtype = _STORE_ARRAYS[key]
+            dtype = np.dtype(dtype if dtype is not None else runs.ties)
+            shape = parts[0].shape if len(parts) == 1 else (sum(len(p) for p in parts),)
+            path = folder / name
+            written.append(path)
+            out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
+            start = 0
+            for part in parts:  # one run at a time: no copy of all the runs at once
+                out[start:start + len(part)] = part
+                start += len(part)
+            out.flush()
+            del out
+            arrays[key] = {"file": name, "dtype": dtype.str, "shape": list(shape)}
+        manifest = {"format": STORE_FORMAT, "version": STORE_VERSION, "names": list(runs.names),
+                    "topics": list(runs.topics), "ties": runs.ties, "order": runs.order, "arrays": arrays}
+        tmp = folder / (_MANIFEST + ".tmp")
+        written.append(tmp)
+        tmp.write_text(json.dumps(manifest))
+        os.replace(tmp, folder / _MANIFEST)  # the manifest last: a folder without one is no store
+    except BaseException:
+        for path in written:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+        if created:
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        raise
+    return folder
+
+
+def _manifest(folder: str) -> dict:
+    where = f"run store {folder}"
+    if not os.path.exists(folder):
+        raise InputError(f"{where}: no such folder")
+    if not os.path.isdir(folder):
+        raise InputError(f"{where}: not a folder (a run store is a folder written by RunSet.save)")
+    path = os.path.join(folder, _MANIFEST)
+    if not os.path.isfile(path):
+        raise InputError(f"{where}: no {_MANIFEST}, so not a run store written by RunSet.save (or its save was "
+                         f"interrupted); write it again with cwla.read_runs(...).save(folder)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{where}: {_MANIFEST} is unreadable ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != STORE_FORMAT:
+        raise InputError(f"{where}: {_MANIFEST} is not a cwla run store's manifest (format "
+                         f"{manifest.get('format') if isinstance(manifest, dict) else None!r}, expected "
+                         f"{STORE_FORMAT!r})")
+    if manifest.get("version") != STORE_VERSION:
+        raise InputError(f"{where}: format version {manifest.get('version')!r}; this cwla reads version "
+                         f"{STORE_VERSION}: write the store again with this cwla")
+    names, topics = manifest.get("names"), manifest.get("topics")
+    for key, value in (("names", names), ("topics", topics)):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputError(f"{where}: {_MANIFEST}'s {key!r} must be a list of strings")
+    if len(set(names)) != len(names) or not names:
+        raise InputError(f"{where}: {_MANIFEST}'s run names must be distinct and at least one")
+    if manifest.get("ties") not in TIES or manifest.get("order") not in ORDERS:
+        raise InputError(f"{where}: {_MANIFEST}'s ties {manifest.get('ties')!r} / order {manifest.get('order')!r} "
+                         f"must be one of {TIES} / {ORDERS}")
+    if not isinstance(manifest.get("arrays"), dict):
+        raise InputError(f"{where}: {_MANIFEST} lists no arrays")
+    return manifest
+
+
+def _open_array(folder: str, manifest: dict, key: str, shape: tuple) -> np.ndarray:
+    """One array of a store, memory-mapped read-only, checked against the manifest and ``shape``."""
+    where = f"run store {folder}"
+    name, dtype = _STORE_ARRAYS[key]
+    dtype = np.dtype(dtype if dtype is not None else manifest["ties"])
+    entry = manifest["arrays"].get(key)
+    if not isinstance(entry, dict) or entry.get("file") != name:
+        raise InputError(f"{where}: {_MANIFEST} does not list the array {key!r} (file {name})")
+    path = os.path.join(folder, name)
+    if not os.path.isfile(path):
+        raise InputError(f"{where}: {name} is missing")
+    try:
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:  # a bad header, or a file shorter than its header says
+        raise InputError(f"{where}: {name} is corrupt or truncated ({type(exc).__name__}: {exc})") from exc
+    if array.dtype != dtype or array.shape != shape or list(array.shape) != entry.get("shape"):
+        raise InputError(f"{where}: {name} holds {array.dtype} of shape {array.shape}; the manifest expects "
+                         f"{dtype} of shape {shape}")
+    return array.view(np.ndarray)  # plain arrays (still read-only, mapped: the memmap is their base)
+
+
+def open_runs(directory: str | os.PathLike) -> RunSet:
+    """Open a run store (:meth:`RunSet.save`) as a RunSet whose arrays are memory-mapped, read-only.
+
+    Nothing is read but the manifest, the topic lengths and the arrays' headers: the pages are read
+    when the runs are scored, and processes on one machine that open the same store share them.
+    The RunSet scores exactly as the one that was saved (same names, topics, docnos, ties and
+    order) and remembers its folder (:attr:`RunSet.store`).
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        The store's folder.
+
+    Returns
+    -------
+    RunSet
+
+    Raises
+    ------
+    InputError
+        Naming the folder and what is wrong: no such folder, no manifest (not a store, or an
+        interrupted save), a manifest of another format or version, or an array file that is
+        missing, truncated, or of another dtype or shape than the manifest says.
+    """
+    folder = os.path.abspath(os.fspath(directory))
+    manifest = _manifest(folder)
+    n_runs, n_topics = len(manifest["names"]), len(manifest["topics"])
+    where = f"run store {folder}"
+    lengths = _open_array(folder, manifest, "lengths", (n_runs, n_topics))
+    if (lengths < 0).any():
+        raise InputError(f"{where}: lengths.npy holds negative lengths")
+    offsets = _open_array(folder, manifest, "docno_offsets", tuple(manifest["arrays"]["docno_offsets"]["shape"]))
+    if offsets.ndim != 1 or len(offsets) < 1:
+        raise InputError(f"{where}: docno_offsets.npy must be one-dimensional, not empty")
+    n_pairs = len(offsets) - 1
+    blob = _open_array(folder, manifest, "docno_blob", (int(offsets[-1]),))
+    hashes = _open_array(folder, manifest, "docno_hashes", (n_pairs,))
+    pair_starts = _open_array(folder, manifest, "pair_starts", (n_topics + 1,))
+    if offsets[0] != 0 or pair_starts[0] != 0 or pair_starts[-1] != n_pairs:
+        raise InputError(f"{where}: the docno offsets or pair starts are inconsistent (first offset "
+                         f"{int(offsets[0])}, pair starts {int(pair_starts[0])} ... {int(pair_starts[-1])}, "
+                         f"{n_pairs} pairs)")
+    per_run = lengths.sum(axis=1)
+    total = (int(per_run.sum()),)
+    doc_ids = _open_array(folder, manifest, "doc_ids", total)
+    scores = _open_array(folder, manifest, "scores", total)
+    # the kernels do not check bounds: a corrupt store must stop here, with a clear error
+    if (np.diff(offsets) < 0).any() or (np.diff(pair_starts) < 0).any() or (lengths < 0).any():
+        raise InputError(f"{where}: the docno offsets, pair starts or ranking lengths are not non-decreasing")
+    if len(doc_ids) and (int(doc_ids.min()) < 0 or int(doc_ids.max()) >= n_pairs):
+        raise InputError(f"{where}: doc_ids.npy holds pair ids outside [0, {n_pairs}) (the store is corrupt)")
+    bounds = np.concatenate([[0], np.cumsum(per_run)]).tolist()
+    run_set = RunSet(names=tuple(manifest["names"]), topics=tuple(manifest["topics"]),
+                     docnos=Strings(blob, offsets, hashes), pair_starts=pair_starts, lengths=lengths,
+                     doc_ids=tuple(doc_ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])),
+                     scores=tuple(scores[a:b] for a, b in zip(bounds[:-1], bounds[1:])),
+                     ties=manifest["ties"], order=manifest["order"])
+    _STORES[run_set] = folder
+    return run_set
+
+
+def default_workers() -> int:
+    """Threads that read run files: the number of CPUs, at most 4."""
+    return min(4, os.cpu_count() or 1)
+
+
+def _checked_names(named: list) -> list:
+    if not named:
+        raise InputError("no runs given: pass at least one run file, DataFrame or dict")
+    names = [name for name, _ in named]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"run names must be unique; {dupes} appear more than once (a run is named by its file name "
+                         f"without .gz: rename or copy the files, or in Python pass a dict {{name: run}})")
+    return named
+
+
+#: run files are read, joined and scored in groups of consecutive files of at most this many bytes of text
+#: (at least one file; a gzip file counts 4 times its size); None: :func:`group_bytes`
+GROUP_BYTES = None
+
+
+def group_bytes() -> int:
+    """The text budget of a group of run files: :data:`GROUP_BYTES` if set, else a sixth of the machine's
+    physical memory, between 256 MiB and 8 GiB (1 GiB where the memory size is unknown).
+
+    A group costs (measured) 0.5-1 bytes a byte of run text, its rankings, pairs and tables, plus the
+    reader threads' scratch (about twice the file each reads): a sixth of the memory leaves room for the rest."""
+    if GROUP_BYTES is not None:
+        return GROUP_BYTES
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # not POSIX (Windows), or not known
+        return 2**30
+    return int(min(max(memory // 6, 2**28), 2**33))
+
+
+def file_groups(named: list, budget: int | None = None) -> list[list]:
+    """Runs already named (:func:`named_runs`), checked, in the groups they are read in: when every run is
+    a file, consecutive files of at most ``budget`` bytes of text each (default :func:`group_bytes`; a
+    gzip file counts 4 times its size; at least one file a group); otherwise one group."""
+    named = _checked_names(named)
+    if not all(isinstance(source, (str, os.PathLike)) for _, source in named):
+        return [named]
+    budget = group_bytes() if budget is None else budget
+    groups, group, used = [], [], 0
+    for name, path in named:
+        size = text_size(path) if os.path.isfile(path) else 0  # a missing file: the reader says so
+        if group and used + size > budget:
+            groups.append(group)
+            group, used = [], 0
+        group.append((name, path))
+        used += size
+    groups.append(group)
+    return groups
+
+
+def run_groups(runs: Any, budget: int | None = None) -> Iterator[RunSet | dict]:
+    """The runs in groups to read, join and score one at a time.
+
+    Parameters
+    ----------
+    runs : Any
+        Anything :func:`read_runs` accepts.
+    budget : int, optional
+        Bytes of run text per group (default :func:`group_bytes`).
+
+    Yields
+    ------
+    RunSet or dict
+        ``runs`` as they are (a RunSet, frames, dicts, ...); a run store's folder opened
+        (:func:`open_runs`); or, when they are run files, ``{name: path}`` dicts of consecutive files
+        of at most ``budget`` bytes of text each (at least one file), in order (:func:`file_groups`).
+    """
+    if isinstance(runs, RunSet):
+        yield runs
+        return
+    if isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs):  # a run store
+        yield open_runs(runs)
+        return
+    for group in file_groups(named_runs(runs), budget):
+        yield dict(group)
+
+
+def _in_order(func, items, workers: int):
+    """``func(item)`` for each item, computed by ``workers`` threads, yielded in order; at most ``workers``
+    calls run or wait at a time, and the first error (in order) cancels the calls not yet started."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending = deque()
+        try:
+            for item in items:
+                if len(pending) == workers:
+                    yield pending.popleft().result()
+                pending.append(pool.submit(func, item))
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def read_runs(runs: Any, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
+    """Read runs into a :class:`RunSet`.
+
+    Parameters
+    ----------
+    runs : Any
+        Run files, frames, dicts, records, ranx objects (see :func:`cwla.prepare` for the accepted
+        forms), a RunSet (returned as it is), or a run store's folder (:meth:`RunSet.save`), opened
+        memory-mapped (:func:`open_runs`). A RunSet or a store must have been read with these
+        ``ties`` and ``order``.
+    workers : int, optional
+        Threads that read files (default: the number of CPUs, at most 4).
+    ties : {"float32", "float64"}
+        The precision the scores are kept and compared in (see :func:`cwla.prepare`).
+    order : {"trec_eval", "file"}
+        The order of each ranking (see :func:`cwla.prepare`).
+
+    Returns
+    -------
+    RunSet
+
+    Raises
+    ------
+    InputError
+        For malformed runs, and for a folder that is not a readable run store.
+    ValueError
+        For a RunSet or store read with other ``ties`` or ``order``.
+    """
+    check_ties(ties, "read_runs")
+    check_order(order, "read_runs")
+    check(workers, "workers", Interval("int", 1, None), NONE, func="read_runs")
+    if isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs):  # a run store (open_runs says if it is not)
+        runs = open_runs(runs)
+    if isinstance(runs, RunSet):
+        if runs.ties != ties:
+            raise ValueError(f"these runs were read with ties={runs.ties!r}; read them again with "
+                             f"read_runs(..., ties={ties!r})")
+        if runs.order != order:
+            raise ValueError(f"these runs were read with order={runs.order!r}; read them again with "
+                             f"read_runs(..., order={order!r})")
+        return runs
+    return read_named(_checked_names(named_runs(runs)), workers=workers, ties=ties, order=order)
+
+
+def read_named(named: list, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
+    """:func:`read_runs` of runs already named and checked (``[(name, source), ...]`` from :func:`named_runs`
+    or :func:`file_groups`): read, ordered and interned into one RunSet, files in ``workers`` threads."""
+    names = [name for name, _ in named]
+    workers = workers or default_workers()
+    pairs = PairBuilder()
+    workspaces = queue.SimpleQueue()  # one per thread at a time
+    for _ in range(workers):
+        workspaces.put(Workspace())
+
+    def read(r: int) -> tuple:
+        """Run r read, ordered and interned (into the shared pair tables)."""
+        workspace = workspaces.get()
+        try:
+            part = _part(named[r][1], ties, order, workspace)
+            # room for the pairs of a few runs like this one (a guess; more grows the tables)
+            ids, duplicate = pairs.add(r, part.topics, part.lengths, part.rows, part.docnos, min(len(named), 4))
+            if duplicate >= 0:
+                _raise_duplicate(*named[r], part, duplicate)
+            return part.topics, part.lengths, ids, part.scores
+        finally:
+            workspaces.put(workspace)
+
+    results = list(_in_order(read, range(len(named)), workers))
+    topics, lengths, doc_ids, scores = (list(column) for column in zip(*results))
+    labels = sorted(set().union(*topics))
+    pair_starts, docnos = pairs.freeze(labels, list(zip(topics, lengths, doc_ids)), workers)
+    table = np.zeros((len(named), len(labels)), dtype=np.int64)
+    index = pd.Index(labels)
+    for r, (run_topics, run_lengths) in enumerate(zip(topics, lengths)):
+        table[r, index.get_indexer(run_topics)] = run_lengths
+    return RunSet(names=tuple(names), topics=tuple(labels), docnos=docnos, pair_starts=pair_starts, lengths=table,
+                  doc_ids=tuple(doc_ids), scores=tuple(scores), ties=ties, order=order)

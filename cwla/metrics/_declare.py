@@ -1,0 +1,166 @@
+"""Declaring a browsing model or an aggregation once: its parameters (bounds, defaults, text form, what the
+kernel sees), its formula and reference. The attrs class, the parser's parameter lists, the kernel codes,
+the catalogue (docs/metrics.md), the validation messages and the Hypothesis strategies all derive from the
+declaration (:func:`declare`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import attrs
+
+from .._validate import fmt, strict_float, strict_int
+
+__all__ = ["Param", "declare", "strict_int"]
+
+
+@attrs.frozen
+class Param:
+    """One parameter of a model or an aggregation.
+
+    ``kind`` is ``"int"``, ``"float"`` or ``"choice"``. Numbers must lie in [lo, hi] (an end is open when
+    ``lo_open``/``hi_open``); ``none`` is the text of an allowed None (DCG's ``k=none``, the kernel sees
+    inf). A choice lists ``(text, kernel value)`` pairs. ``rule`` overrides the generated rule in error
+    messages; ``sample`` is the range the Hypothesis strategies draw from (default: the bounds, clipped).
+    """
+
+    name: str
+    kind: str
+    default: object
+    lo: float = -math.inf
+    hi: float = math.inf
+    lo_open: bool = False
+    hi_open: bool = False
+    none: str | None = None
+    choices: tuple = ()
+    rule: str | None = None
+    sample: tuple | None = None
+    doc: str = ""
+
+    def describe(self) -> str:
+        """The rule a value must follow, as in the error messages."""
+        if self.rule:
+            return self.rule
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c, _ in self.choices)
+        what = "an integer" if self.kind == "int" else "a finite number"
+        if math.isinf(self.lo) and math.isinf(self.hi):
+            text = what
+        elif math.isinf(self.hi):
+            text = f"{what} {'>' if self.lo_open else '>='} {fmt(self.lo)}"
+        elif math.isinf(self.lo):
+            text = f"{what} {'<' if self.hi_open else '<='} {fmt(self.hi)}"
+        else:
+            text = f"{what} in {'(' if self.lo_open else '['}{fmt(self.lo)}, {fmt(self.hi)}{')' if self.hi_open else ']'}"
+        return text + (f" or {self.none}" if self.none else "")
+
+    @property
+    def annotation(self) -> str:
+        """The field's type, as the generated ``__init__`` and the API reference show it."""
+        kind = {"int": "int", "float": "float", "choice": "str"}[self.kind]
+        return f"{kind} | None" if self.none else kind
+
+    def convert(self, value: object) -> object:
+        if value is None and self.none:
+            return None
+        if isinstance(value, str) and self.none and value == self.none:
+            return None
+        if self.kind == "choice":
+            return value
+        return strict_int(value) if self.kind == "int" else strict_float(value)
+
+    def check(self, owner: str, value: object) -> None:
+        if value is None and self.none:
+            return
+        bad = ValueError(f"'{self.name}' of {owner} must be {self.describe()}: {value!r}")
+        if self.kind == "choice":
+            if value not in [c for c, _ in self.choices]:
+                raise bad
+            return
+        if not math.isfinite(value):
+            raise bad
+        if value < self.lo or value > self.hi or (self.lo_open and value == self.lo) or \
+                (self.hi_open and value == self.hi):
+            raise bad
+
+    def kernel(self, value: object) -> float:
+        """The float the kernel sees."""
+        if value is None:
+            return math.inf
+        if self.kind == "choice":
+            return dict(self.choices)[value]
+        return float(value)
+
+    def text(self, value: object) -> str:
+        if value is None:
+            return self.none
+        if self.kind == "choice":
+            return value
+        return str(value) if self.kind == "int" else fmt(value)
+
+    def strategy(self) -> object:
+        """A Hypothesis strategy of valid values."""
+        from hypothesis import strategies as st
+
+        if self.kind == "choice":
+            return st.sampled_from([c for c, _ in self.choices])
+        lo, hi = self.sample if self.sample else (max(self.lo, -5.0), min(self.hi, 5.0))
+        if self.kind == "int":
+            values = st.integers(int(math.ceil(lo)), int(math.floor(hi)))
+        else:
+            values = st.floats(lo, hi, exclude_min=self.lo_open and lo == self.lo,
+                               exclude_max=self.hi_open and hi == self.hi, allow_nan=False)
+        return st.one_of(st.none(), values) if self.none else values
+
+
+def declare(base: type, name: str, code: int, params: Iterable[Param] = (), *, formula: str, reference: str = "",
+            doc: str = "", text: str | None = None, **class_vars: object) -> type:
+    """An attrs frozen subclass of ``base`` named ``name`` with one field per :class:`Param`, validated
+    by it; ``code`` and ``class_vars`` become class variables, ``params`` the kernel's floats, ``str()`` the
+    canonical text ``TEXT(p=v, ...)`` (just ``TEXT`` without parameters; ``text`` defaults to ``name``)."""
+    params = tuple(params)
+    text = text or name
+    reserved = {"name", "code", "params", "declared", "formula", "reference"} | set(class_vars) | \
+        {n for k in base.__mro__ for n in vars(k)}
+    clash = [p.name for p in params if p.name in reserved or p.name.startswith("_")]
+    if clash:
+        raise ValueError(f"{text}: a parameter may not be named {clash[0]!r} (reserved: "
+                         f"{', '.join(sorted(n for n in reserved if not n.startswith('_')))}, and names starting "
+                         f"with _)")
+
+    def field(p: Param) -> object:
+        def validate(instance: object, attribute: object, value: object, p: Param = p) -> None:
+            p.check(text, value)
+
+        def convert(value, p: Param = p):
+            return p.convert(value)
+
+        convert.__annotations__ = {"value": p.annotation, "return": p.annotation}  # what __init__ shows
+        return attrs.field(default=p.default, converter=convert, validator=validate)
+
+    def kernel_params(self: object) -> tuple[float, ...]:
+        return tuple(p.kernel(getattr(self, p.name)) for p in params)
+
+    def to_text(self: object) -> str:
+        if not params:
+            return text
+        return f"{text}({', '.join(f'{p.name}={p.text(getattr(self, p.name))}' for p in params)})"
+
+    namespace = {p.name: field(p) for p in params}
+    namespace.update(
+        __doc__=(doc or name) + f"\n\n    C/A: {formula}" + (f"\n\n    Reference: {reference}" if reference else ""),
+        __str__=to_text,
+        name=text,
+        params=property(kernel_params, doc="The float parameters passed to the kernel."),
+        code=code,
+        declared=params,
+        formula=formula,
+        reference=reference,
+        __annotations__={p.name: p.annotation for p in params},
+        __module__=base.__module__,
+        __qualname__=name,
+    )
+    namespace.update(class_vars)
+    return attrs.frozen(type(name, (base,), namespace))

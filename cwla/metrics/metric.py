@@ -1,0 +1,220 @@
+"""A metric: one browsing model C(i) composed with one aggregation A(i).
+
+score = sum_{i<=H} L(i) A(i)  (Moffat, Mackenzie, Thomas & Azzopardi, SIGIR 2022),
+optionally divided by the same metric on the ideal ranking.
+
+A :class:`Metric` is an immutable value: equal metrics compare and hash equal,
+``attrs.evolve`` (or :meth:`Metric.with_options`) makes changed copies, ``str``
+prints the canonical text that :func:`cwla.parse_metric` reads back.
+
+The options ``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize`` and
+``judged_only`` may be left unset (None): the evaluation then supplies them (see
+:data:`DEFAULTS`), so one list of metrics can be evaluated under several settings.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import attrs
+
+from .aggregations import Aggregation
+from .._validate import strict_int as _strict_int
+from ..errors import ConstantMetricWarning, CwlaWarning
+from .browsing import BrowsingModel
+from .gains import Binary, GainMap, Linear
+
+__all__ = ["Metric", "DEFAULTS", "ALL", "at_level", "format_metric"]
+
+
+def _optional_positive_int(name: str, accepted: str = "an integer >= 1 or None") -> tuple:
+    def convert(value: int | None) -> int | None:
+        return None if value is None else _strict_int(value)
+
+    def validate(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
+        if value is not None and value < 1:
+            raise ValueError(f"'{name}' of a metric must be {accepted}: {value}")
+
+
+    return convert, validate
+
+
+def _normalize(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
+    if value not in (None, "none", "ideal"):
+        raise ValueError(f"'normalize' of a metric must be 'ideal', 'none' or None: {value!r}")
+
+
+def _instance(kind: str, cls: type) -> object:
+    def validate(instance: object, attribute: attrs.Attribute, value: object) -> None:
+        if not isinstance(value, cls):
+            raise TypeError(f"'{attribute.name}' of a metric must be a {kind}, got {value!r}")
+
+    return validate
+
+
+#: the largest depth H a metric may model (the kernels keep O(H) scratch space per ranking)
+MAX_DEPTH = 1_000_000
+
+#: ``depth=ALL``: the user model's horizon is the whole (cut) ranking, H = its length (and at
+#: least Precision's or DCG's k); the trec_eval names use it, so runs deeper than 1000 are scored whole
+ALL = "all"
+
+_cut_conv, _cut_val = _optional_positive_int("cutoff")
+_depth_int, _depth_positive = _optional_positive_int("depth", "an integer >= 1, 'all' or None")
+
+
+def _depth_conv(value: int | str | None) -> int | str | None:
+    return ALL if value == ALL else _depth_int(value)
+
+
+def _depth_val(instance: object, attribute: attrs.Attribute, value: int | str | None) -> None:
+    if value == ALL:
+        return
+    _depth_positive(instance, attribute, value)
+    if value is not None and value > MAX_DEPTH:
+        raise ValueError(f"'depth' of a metric must be at most {MAX_DEPTH:,} or 'all': {value}")
+
+
+def _optional_flag(name: str) -> object:
+    def convert(value: bool | None) -> bool | None:
+        if value is None or isinstance(value, bool):
+            return value
+        raise TypeError(f"'{name}' of a metric must be True, False or None: {value!r}")
+
+    return convert
+
+
+@attrs.frozen
+class Metric:
+    """A C/W/L/A metric.
+
+    Parameters
+    ----------
+    browsing : BrowsingModel
+        C(i): ``Precision(k)``, ``DCG(k)``, ``RBP(p)``, ``INST(T)``, ``AP(R)`` or ``ERR()``.
+    aggregation : Aggregation
+        A(i): ``ERG()``, ``ETG()``, ``Avg()``, ``Max()``, ``Fin()``, ``PE(beta)`` or ``ERRAgg()``.
+    gain : GainMap or None
+        Grade -> gain map; None: the evaluation's (default ``linear``).
+    cutoff : int or None
+        Keep only the first ``cutoff`` documents of each ranking (trec_eval's @k).
+    depth : int, "all" or None
+        H, the user model's horizon; ranks past the (cut) ranking carry gain 0. Default 1000.
+        ``"all"``: H = the length of each (cut) ranking, at least Precision's or DCG's k
+        (the trec_eval names: a run deeper than 1000 is scored whole, as trec_eval does);
+        the residual then counts only the unjudged documents of the ranking.
+    stop : bool or None
+        True: C(H) := 0, the user surely stops at H (sum L = 1). Default False
+        (mass continuing past H is dropped, as in cwl_eval).
+    normalize : {"ideal", "none"} or None
+        "ideal" divides by the metric on the ideal ranking (0 where that is 0).
+    judged_only : bool or None
+        True: drop the unjudged documents from each ranking before anything else
+        (ir_measures' ``judged_only``, trec_eval's ``-J``). Default False.
+
+    Examples
+    --------
+    >>> from cwla import Metric, INST, PE
+    >>> m = Metric(INST(T=2.5), PE(beta=0.5), cutoff=10, depth=10, stop=True)
+    >>> str(m)
+    'INST(T=2.5)+PE(beta=0.5)[cutoff=10, depth=10, stop=true]'
+    """
+
+    browsing: BrowsingModel = attrs.field(validator=_instance("browsing model", BrowsingModel))
+    aggregation: Aggregation = attrs.field(validator=_instance("aggregation", Aggregation))
+    gain: GainMap | None = attrs.field(
+        default=None, validator=attrs.validators.optional(_instance("gain map", GainMap))
+    )
+    cutoff: int | None = attrs.field(default=None, converter=_cut_conv, validator=_cut_val)
+    depth: int | None = attrs.field(default=None, converter=_depth_conv, validator=_depth_val)
+    stop: bool | None = attrs.field(default=None, converter=_optional_flag("stop"))
+    normalize: str | None = attrs.field(default=None, validator=_normalize)
+    judged_only: bool | None = attrs.field(default=None, converter=_optional_flag("judged_only"))
+
+    @property
+    def is_constant(self) -> bool:
+        """True when neither C nor A depends on the gains (Chen & Sakai's 'x' cells:
+        Precision, DCG and RBP with the ERR aggregation). Such a metric scores every
+        ranking alike and cannot rank systems."""
+        return self.browsing.gain_free and self.aggregation.gain_free
+
+    def with_options(self, **options: object) -> Metric:
+        """A copy with the given options set (``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize``,
+        ``judged_only``)."""
+        return attrs.evolve(self, **options)
+
+    def resolve(self, gain: GainMap | None = None, cutoff: int | None = None, depth: int | str | None = None,
+                stop: bool | None = None, normalize: str | None = None, judged_only: bool | None = None,
+                rel: float | None = None) -> Metric:
+        """A copy whose unset options take the given values, then :data:`DEFAULTS`; binary gains
+        without a threshold take the relevance level ``rel`` (default 1)."""
+        given = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize,
+                     judged_only=judged_only)
+        values = {}
+        for name, value in given.items():
+            own = getattr(self, name)
+            values[name] = own if own is not None else (value if value is not None else DEFAULTS[name])
+        values["gain"] = at_level(values["gain"], rel)
+        return attrs.evolve(self, **values)
+
+    @property
+    def aggregate(self) -> str:
+        """How per-topic values combine into a run's value: ``"mean"``."""
+        return "mean"
+
+    def warn_if_truncated(self, label: str | None = None, stacklevel: int = 3) -> None:
+        """Warn when Precision@k or DCG@k reaches past the depth H without ``stop``: the mass
+        past H is dropped, so every score would be 0 (Precision) or truncated (DCG)."""
+        k = getattr(self.browsing, "k", None)
+        if k is not None and isinstance(self.depth, int) and k > self.depth and not self.stop:
+            warnings.warn(
+                f"{label or self}: k = {k} exceeds the depth H = {self.depth} and stop is off, so the user "
+                f"model's mass past rank {self.depth} is dropped; raise depth or set stop=true",
+                CwlaWarning,
+                stacklevel=stacklevel,
+            )
+
+    def warn_if_constant(self, label: str | None = None, stacklevel: int = 3) -> None:
+        """Warn (:class:`~cwla.errors.ConstantMetricWarning`) if the metric is constant."""
+        if self.is_constant:
+            warnings.warn(
+                f"{label or self} is constant: {type(self.browsing).__name__} with the ERR aggregation does not "
+                f"depend on the gains (Chen & Sakai's invalid combination); it cannot rank systems",
+                ConstantMetricWarning,
+                stacklevel=stacklevel,
+            )
+
+    def __str__(self) -> str:
+        return format_metric(self)
+
+
+def at_level(gain: GainMap, rel: float | None = None) -> GainMap:
+    """``gain``, with binary gains that have no threshold set to the relevance level ``rel`` (default 1)."""
+    if isinstance(gain, Binary) and gain.threshold is None:
+        return Binary(1 if rel is None else rel)
+    return gain
+
+
+#: What an evaluation uses for options that neither the metric nor the call sets.
+DEFAULTS = {"gain": Linear(), "cutoff": None, "depth": 1000, "stop": False, "normalize": "none",
+            "judged_only": False}
+
+
+def format_metric(metric: Metric) -> str:
+    """The canonical text of ``metric``: ``MODEL+AGGREGATION[options]``, every model parameter and only the
+    options that are set, in the grammar's order (:mod:`cwla.metrics.text` parses it back)."""
+    options = []
+    if metric.gain is not None:
+        options.append(f"gain={metric.gain}")
+    if metric.cutoff is not None:
+        options.append(f"cutoff={metric.cutoff}")
+    if metric.depth is not None:
+        options.append(f"depth={metric.depth}")
+    if metric.stop is not None:
+        options.append(f"stop={'true' if metric.stop else 'false'}")
+    if metric.normalize is not None:
+        options.append(f"normalize={metric.normalize}")
+    if metric.judged_only is not None:
+        options.append(f"judged_only={'true' if metric.judged_only else 'false'}")
+    head = f"{metric.browsing}+{metric.aggregation}"
+    return head + (f"[{', '.join(options)}]" if options else "")

@@ -1,0 +1,778 @@
+"""The metric language: one canonical text form that prints and parses back, and the names users type.
+
+Grammar (whitespace is free; names are case-sensitive except the aliases noted)::
+
+    metric   := TREC_NAME                     trec_eval:       map, P_10, P.10, ndcg_cut_10, recip_rank
+              | head [ "[" option ("," option)* "]" ]
+    head     := part "+" part                 canonical:       RBP(p=0.8)+ERG
+              | MODEL_AGG                     Chen & Sakai:    RBP_ERG, INST_PE, ERR_ERR
+              | part ["@" NUMBER]             ir_measures:     P(rel=2)@10, RR@10, nDCG, AP@100, R@1000
+    part     := NAME [ "(" arg ("," arg)* ")" ]
+    arg      := [NAME "="] value              (a lone value fills the only parameter)
+    value    := NUMBER | NAME | 'string' | "{" NUMBER ":" NUMBER, ... "}"
+    option   := gain=GAIN | cutoff=INT | depth=INT|all | stop=true|false | normalize=ideal|none
+              | judged_only=true|false
+    GAIN     := linear[(gmax=X)] | exponential[(gmax=X)] | binary[(threshold=X)]
+              | scaled(min_rel=X, max_rel=Y) | table(G:X, ...) | regrade(G:X, ...)
+              | linear:X | exponential:X | binary:X
+
+``str(metric)`` prints every model parameter and only the options that are set,
+in the order above, so ``parse_metric(str(m)) == m`` for every metric. The measures
+outside C/W/L/A (:mod:`cwla.metrics.counting`) print in ir_measures' form (``R(rel=2)@100``).
+
+**ir_measures' names** keep ir_measures' meaning and parameters (``rel=``, ``@k`` or
+``cutoff=``, ``judged_only=``, ``gains=``, ``dcg=``, ``min_rel=``/``max_rel=``, ``p=``,
+``T=``); a measure without ``rel=`` is binary at the evaluation's relevance level
+(``evaluate(rel=...)``, ``cwla eval -l``; 1 if unset). The trec_eval names use depth
+``all`` (a run deeper than 1000 is scored whole, as trec_eval does); the measures that
+ir_measures computes with cwl_eval (SDCG, RBP, INST) use its depth 1000 and its
+convention for the mass past it (``stop=true``).
+
+==================  ===================================================================  ============
+name                meaning                                                              semantics of
+==================  ===================================================================  ============
+``P@k``             Precision(k)+ERG, binary gains, cutoff k                              trec_eval P_k
+``RR[@k]``          ERR+ERR, binary gains (1 / rank of the first relevant), cutoff k      recip_rank
+``AP[@k]``, ``MAP``  AP(R=qrels)+ERG, binary gains, cutoff k                              map, map_cut_k
+``nDCG[@k]``        DCG(k)+ETG, ideal-normalised, linear gains (``dcg='exp-log2'``:      ndcg, ndcg_cut_k
+                    exponential; ``gains={g: v}``: a table), cutoff k
+``Success@k``       Precision(k)+max, binary gains, cutoff k (1 if a relevant in top k)  success_k
+``ERR[@k]``         ERR+ERR, exponential gains with gmax 4, cutoff k                      gdeval
+``SDCG@k``          DCG(k)+ERG (``min_rel``/``max_rel``: scaled gains)                    cwl_eval
+``RBP(p=x)``        RBP(p=x)+ERG (``rel=``: binary gains; else graded)                    cwl_eval
+``INST(T=x)``       INST(T=x)+ERG, T = 1 by default (``min_rel``/``max_rel``)              cwl_eval
+``R@k``, ``SetR``   recall at k, set recall (:mod:`cwla.metrics.counting`)                        recall_k
+``Rprec``           R-precision                                                          Rprec
+``Bpref``           bpref                                                                bpref
+``Judged@k``        fraction of the top k that is judged                                 ir_measures
+``SetP``, ``SetF``  set precision, set F (``beta=``), ``SetAP``, ``IPrec@x``              set_P, ...
+``NumRel``          relevant documents in the qrels (summed over topics)                 num_rel
+``NumRet``          retrieved documents (``NumRet(rel=l)``: relevant retrieved)           num_ret
+``NumRelRet``       relevant retrieved documents                                         num_rel_ret
+==================  ===================================================================  ============
+
+Aliases as in ir_measures: ``Precision`` (P), ``Recall`` (R), ``MRR`` (RR), ``MAP`` (AP),
+``NDCG`` (nDCG), ``RPrec`` (Rprec), ``BPref`` (Bpref), ``SetRelP`` (SetP(relative=True)).
+
+**trec_eval's names** (``map``, ``map_cut_k``, ``P_k``, ``recall_k``, ``ndcg``, ``ndcg_cut_k``,
+``recip_rank``, ``success_k``, ``Rprec``, ``bpref``, ``num_rel``, ``num_ret``, ``num_rel_ret``,
+``num_q``, ``set_P``, ``set_relative_P``, ``set_recall``, ``set_F``, ``set_map``,
+``iprec_at_recall_x``, ``ndcg_g=v,...``) are the ir_measures measures above; ``_`` or ``.``
+separates the parameter (``P.10``). :func:`expand_trec_names` turns trec_eval's ``-m P.5,10``
+and ``-m P`` (its default cutoffs) into several names.
+
+Chen & Sakai's names use the paper's parameters: Precision and DCG at k = 10,
+RBP p = 0.8, INST T = 2.5, PE beta = 0.5; AP with R = qrels.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .aggregations import AGGREGATIONS, ERG, ETG, ERRAgg, Max
+from .browsing import (AP, BROWSING_MODELS, DCG, ERR, INST, MODELS, RBP, TABLES, USER_MODELS, Precision, Tabulated,
+                       tabulated)
+from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec,
+                       SetAP, SetF, SetP)
+from .._validate import fmt as _fmt
+from ..errors import MetricSyntaxError
+from .gains import Binary, Exponential, GainMap, Linear, Regrade, Scaled, Table
+from .metric import ALL, Metric, format_metric
+
+__all__ = ["parse_metric", "parse_gain", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_sort_key",
+           "CHEN_SAKAI_DEFAULTS", "TREC_DEFAULT_CUTOFFS"]
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<str>'[^']*'|\"[^\"]*\")|(?P<op>[()\[\]{},=+@:]))"
+)
+
+#: Chen & Sakai 2023's parameters for their 6 x 7 grid (their AP is cwl_eval's: R = the relevant documents
+#: retrieved; see cwla.metrics.grid.chen_sakai_paper_grid).
+CHEN_SAKAI_DEFAULTS = {
+    "Precision": Precision(k=10),
+    "DCG": DCG(k=10),
+    "RBP": RBP(p=0.8),
+    "INST": INST(T=2.5),
+    "AP": AP(R="retrieved"),
+    "ERR": ERR(),
+}
+
+_AGG_ALIASES = {name.lower(): cls for name, cls in AGGREGATIONS.items()}
+_MODEL_ALIASES = {name.lower(): cls for name, cls in MODELS.items()}
+_GAINS = {"linear": (Linear, ("gmax",)), "exponential": (Exponential, ("gmax",)), "exp": (Exponential, ("gmax",)),
+          "binary": (Binary, ("threshold",)), "scaled": (Scaled, ("min_rel", "max_rel"))}
+_OPTIONS = ("gain", "cutoff", "depth", "stop", "normalize", "judged_only")
+
+
+_ACCEPTED = {
+    "metric": "accepted: MODEL+AGGREGATION[options] (e.g. 'RBP(p=0.8)+ERG[cutoff=10]'), Chen & Sakai names "
+              "(e.g. 'INST_PE'), ir_measures names (e.g. 'P(rel=2)@10', 'RR@10', 'nDCG', 'AP@100', 'R@1000', "
+              "'Rprec', 'Bpref', 'Judged@10', 'NumRel') or trec_eval names (e.g. 'map', 'P_10', 'P.10', "
+              "'ndcg_cut_10', 'recip_rank', 'recall_100'); docs/metrics.md lists them all",
+    "gain map": "accepted: linear[(gmax=X)], exponential[(gmax=X)], binary[(threshold=X)], "
+                "scaled(min_rel=X, max_rel=Y), table(GRADE:GAIN, ...), regrade(GRADE:VALUE, ...), or linear:X, "
+                "exponential:X, binary:X",
+}
+
+
+class _Parser:
+    def __init__(self, text: str, what: str = "metric"):
+        if not isinstance(text, str):
+            raise TypeError(f"a {what} text must be a str, got {type(text).__name__}")
+        self.text, self.what = text, what
+        self.tokens = []  # (kind, value, position)
+        pos = 0
+        stripped = text.rstrip()
+        while pos < len(stripped):
+            m = _TOKEN.match(stripped, pos)
+            if not m or m.end() == pos:
+                self.fail(f"unexpected character {stripped[pos:].lstrip()[:1]!r}", pos)
+            kind = m.lastgroup
+            value = m.group(kind)
+            self.tokens.append((kind, value, m.start(kind)))
+            pos = m.end()
+        self.i = 0
+
+    def fail(self, problem, pos=None):
+        if pos is None:
+            pos = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
+        raise MetricSyntaxError(
+            f"cannot parse {self.what} {self.text!r}: {problem} at position {pos}\n"
+            f"    {self.text}\n    {' ' * pos}^\n" + _ACCEPTED[self.what]
+        )
+
+    def peek(self, value=None):
+        if self.i >= len(self.tokens):
+            return None
+        tok = self.tokens[self.i]
+        if value is None or tok[1] == value:
+            return tok
+        return None
+
+    def take(self, value=None, kind=None, expected=None):
+        tok = self.peek()
+        if tok is None or (value is not None and tok[1] != value) or (kind is not None and tok[0] != kind):
+            found = "end of text" if tok is None else repr(tok[1])
+            self.fail(f"expected {expected or repr(value) or kind}, found {found}")
+        self.i += 1
+        return tok
+
+    def at_end(self):
+        return self.i >= len(self.tokens)
+
+    # part := NAME [ "(" arg ("," arg)* ")" ]
+    def part(self):
+        name = self.take(kind="name", expected="a name")
+        args = []
+        if self.peek("("):
+            self.take("(")
+            if not self.peek(")"):
+                args.append(self.arg())
+                while self.peek(","):
+                    self.take(",")
+                    args.append(self.arg())
+            self.take(")", expected="')'")
+        return name, args
+
+    def arg(self):
+        tok = self.peek()
+        nxt = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
+        if tok and tok[0] == "name" and nxt and nxt[1] == "=":
+            self.i += 2
+            return (tok[1], self.value(), tok[2])
+        if tok and tok[0] == "num" and nxt and nxt[1] == ":":
+            self.i += 2
+            return (":", (float(tok[1]), float(self.take(kind="num", expected="a number")[1])), tok[2])
+        return (None, self.value(), tok[2] if tok else len(self.text))
+
+    def value(self):
+        tok = self.take(expected="a value")
+        if tok[0] == "num":
+            return _number(tok[1])
+        if tok[0] == "str":
+            return tok[1][1:-1]
+        if tok[0] == "name":
+            return tok[1]
+        if tok[1] == "{":
+            return self.mapping(tok)
+        self.fail(f"expected a value, found {tok[1]!r}", tok[2])
+
+    def mapping(self, open_tok):
+        """``{NUMBER: NUMBER, ...}`` (ir_measures' ``gains=``), after the ``{``."""
+        pairs = {}
+        while not self.peek("}"):
+            key = self.take(kind="num", expected="a grade (a number)")
+            self.take(":", expected="':'")
+            value = self.take(kind="num", expected="a gain (a number)")
+            if float(key[1]) in pairs:
+                self.fail(f"grade {key[1]} is given twice", key[2])
+            pairs[float(key[1])] = float(value[1])
+            if not self.peek("}"):
+                self.take(",", expected="',' or '}'")
+        self.take("}")
+        return pairs
+
+
+def _number(text: str):
+    return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+def _build(parser, cls, args, name_tok, params):
+    """Instantiate ``cls`` from parsed args; ``params`` are its parameter names in order."""
+    kwargs = {}
+    for key, value, pos in args:
+        if key is None:
+            if len(params) != 1 or params[0] in kwargs:
+                parser.fail(f"{name_tok[1]} takes {', '.join(params) or 'no parameters'} by name", pos)
+            key = params[0]
+        if key not in params:
+            accepted = ", ".join(params) if params else "no parameters"
+            parser.fail(f"{name_tok[1]} has no parameter {key!r} (accepted: {accepted})", pos)
+        if key in kwargs:
+            parser.fail(f"{name_tok[1]}: parameter {key!r} given twice", pos)
+        kwargs[key] = value
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as err:
+        parser.fail(f"invalid {name_tok[1]}: {err}", name_tok[2])
+
+
+def _declared(cls) -> tuple:
+    """The parameter names of a declared model or aggregation, in order."""
+    return tuple(p.name for p in cls.declared)
+
+
+def _tabulated(parser, tok, args):
+    """``Tabulated(C={1:0.9, ...})``, ``Tabulated(W={...})`` or ``Tabulated(name=NAME)`` (:func:`register_table`)."""
+    if len(args) != 1 or args[0][0] not in ("C", "W", "name"):
+        parser.fail("Tabulated takes one of C={RANK: C, ...}, W={RANK: W, ...} or name=NAME (a table registered "
+                    "with cwla.register_table)", args[0][2] if args else tok[2])
+    key, value, pos = args[0]
+    if key == "name":
+        if value not in TABLES:
+            known = ", ".join(sorted(TABLES)) or "none registered"
+            parser.fail(f"no tabulated model is registered as {value!r} (registered: {known})", pos)
+        return TABLES[value]
+    if not isinstance(value, dict):
+        parser.fail(f"{key} must be a mapping {{rank: value, ...}} with ranks 1..n, got {value!r}", pos)
+    try:
+        return tabulated(**{key: {int(r) if float(r).is_integer() else r: v for r, v in value.items()}})
+    except (TypeError, ValueError) as err:
+        parser.fail(f"invalid Tabulated: {err}", pos)
+
+
+def _model(parser, tok, args):
+    cls = MODELS.get(tok[1]) or USER_MODELS.get(tok[1]) or _MODEL_ALIASES.get(tok[1].lower())
+    if cls is None:
+        parser.fail(f"unknown browsing model {tok[1]!r} (accepted: {', '.join(list(MODELS) + list(USER_MODELS))})",
+                    tok[2])
+    if cls is Tabulated:
+        return _tabulated(parser, tok, args)
+    return _build(parser, cls, args, tok, _declared(cls))
+
+
+def _aggregation(parser, tok, args):
+    cls = AGGREGATIONS.get(tok[1]) or _AGG_ALIASES.get(tok[1].lower())
+    if cls is None:
+        parser.fail(f"unknown aggregation {tok[1]!r} (accepted: {', '.join(AGGREGATIONS)})", tok[2])
+    return _build(parser, cls, args, tok, _declared(cls))
+
+
+def _gain(parser) -> GainMap:
+    tok, args = parser.part()
+    name = tok[1].lower()
+    if parser.peek(":") and not args:  # CLI form linear:3
+        parser.take(":")
+        args = [(None, parser.value(), tok[2])]
+    if name in ("table", "regrade"):
+        pairs = {}
+        for key, value, pos in args:
+            if key != ":":
+                parser.fail(f"{name}() takes GRADE:{'GAIN' if name == 'table' else 'VALUE'} pairs", pos)
+            if value[0] in pairs:
+                parser.fail(f"{name}() lists grade {value[0]:g} twice", pos)
+            pairs[value[0]] = value[1]
+        try:
+            return (Table if name == "table" else Regrade)(pairs)
+        except (TypeError, ValueError) as err:
+            parser.fail(f"invalid {name}: {err}", tok[2])
+    if name not in _GAINS:
+        parser.fail(f"unknown gain map {tok[1]!r} (accepted: linear, exponential, binary, scaled, table, regrade)",
+                    tok[2])
+    cls, params = _GAINS[name]
+    return _build(parser, cls, args, tok, params)
+
+
+def _flag(parser, name, value, pos):
+    text = str(value).lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    parser.fail(f"{name} must be true or false, got {value!r}", pos)
+
+
+def _options(parser):
+    options = {}
+    parser.take("[")
+    while True:
+        key = parser.take(kind="name", expected="an option name")
+        if key[1] not in _OPTIONS:
+            parser.fail(f"unknown option {key[1]!r} (accepted: {', '.join(_OPTIONS)})", key[2])
+        if key[1] in options:
+            parser.fail(f"option {key[1]!r} given twice", key[2])
+        parser.take("=", expected="'='")
+        pos = parser.peek()[2] if parser.peek() else len(parser.text)
+        if key[1] == "gain":
+            options["gain"] = _gain(parser)
+        else:
+            value = parser.value()
+            if key[1] in ("stop", "judged_only"):
+                value = _flag(parser, key[1], value, pos)
+            elif key[1] == "normalize":
+                if value not in ("ideal", "none"):
+                    parser.fail(f"normalize must be ideal or none, got {value!r}", pos)
+            elif key[1] == "depth" and value == ALL:
+                pass
+            elif not isinstance(value, int):
+                parser.fail(f"{key[1]} must be an integer{' or all' if key[1] == 'depth' else ''}, got {value!r}",
+                            pos)
+            options[key[1]] = value
+        if parser.peek("]"):
+            parser.take("]")
+            return options
+        parser.take(",", expected="',' or ']'")
+
+
+# ---------------------------------------------------------------------------
+# ir_measures' names
+# ---------------------------------------------------------------------------
+
+
+def _cutoff_value(parser, value, pos):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        parser.fail(f"cutoff must be an integer >= 1, got {value!r}", pos)
+    return value
+
+
+def _rel_value(parser, value, pos):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        parser.fail(f"rel must be a number > 0 (the lowest relevant grade), got {value!r}", pos)
+    return value
+
+
+def _number_value(parser, value, pos, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        parser.fail(f"{name} must be a number, got {value!r}", pos)
+    return value
+
+
+_CONVERT = {
+    "cutoff": _cutoff_value,
+    "rel": _rel_value,
+    "judged_only": lambda parser, value, pos: _flag(parser, "judged_only", value, pos),
+    "relative": lambda parser, value, pos: _flag(parser, "relative", value, pos),
+}
+
+
+class _Named:
+    """One ir_measures measure: its parameters, whether it needs ``@``, how it maps to cwla, and (for the
+    catalogue, docs/metrics.md) examples of it and the tool whose semantics it follows."""
+
+    def __init__(self, build, params, at="cutoff", required=(), examples=(), follows=""):
+        self.build, self.params, self.at, self.required = build, params, at, required
+        self.examples, self.follows = examples, follows
+
+
+def _binary(p):
+    return Binary(p.get("rel"))
+
+
+def _judged_only(p):
+    return p.get("judged_only")
+
+
+def _ndcg(p):
+    dcg = p.get("dcg", "log2")
+    if "gains" in p:
+        gain = Regrade(p["gains"])
+    elif dcg == "exp-log2":
+        gain = Exponential()
+    else:
+        gain = Linear()
+    k = p.get("cutoff")
+    # without a cutoff the discount never reaches 0: stop at the end of the ranking, or its mass would be lost
+    return Metric(DCG(k), ETG(), gain=gain, cutoff=k, depth=ALL, stop=True if k is None else None,
+                  normalize="ideal", judged_only=_judged_only(p))
+
+
+def _scaled_or_none(p):
+    if "min_rel" in p or "max_rel" in p:
+        return Scaled(p.get("min_rel", 0), p.get("max_rel"))
+    return None
+
+
+_NAMED_MEASURES = {
+    "P": _Named(lambda p: Metric(Precision(p["cutoff"]), ERG(), gain=_binary(p), cutoff=p["cutoff"], depth=ALL,
+                                 judged_only=_judged_only(p)),
+                ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                examples=("P@10", "P(rel=2)@10", "P(rel=2, judged_only=True)@10"), follows="trec_eval P_k"),
+    "RR": _Named(lambda p: Metric(ERR(), ERRAgg(), gain=_binary(p), cutoff=p.get("cutoff"), depth=ALL,
+                                  judged_only=_judged_only(p)),
+                 ("cutoff", "rel", "judged_only"),
+                examples=("RR", "RR(rel=2)@10"), follows="trec_eval recip_rank (on the ranking cut at k)"),
+    "AP": _Named(lambda p: Metric(AP("qrels"), ERG(), gain=_binary(p), cutoff=p.get("cutoff"), depth=ALL,
+                                  judged_only=_judged_only(p)),
+                 ("cutoff", "rel", "judged_only"),
+                examples=("AP", "AP(rel=2)", "AP@100"), follows="trec_eval map, map_cut_k"),
+    "nDCG": _Named(_ndcg, ("cutoff", "dcg", "gains", "judged_only"),
+                examples=("nDCG", "nDCG@10", "nDCG(dcg='exp-log2')@10", "nDCG(gains={0:0,1:0,2:1,3:3})@10"),
+                follows="trec_eval ndcg, ndcg_cut_k"),
+    "Success": _Named(lambda p: Metric(Precision(p["cutoff"]), Max(), gain=_binary(p), cutoff=p["cutoff"],
+                                       depth=ALL, judged_only=_judged_only(p)),
+                      ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                examples=("Success@10", "Success(rel=2)@1"), follows="trec_eval success_k"),
+    "ERR": _Named(lambda p: Metric(ERR(), ERRAgg(), gain=Exponential(4), cutoff=p.get("cutoff"), depth=ALL),
+                  ("cutoff",),
+                examples=("ERR@20", "ERR"), follows="gdeval ERR@k"),
+    "SDCG": _Named(lambda p: Metric(DCG(p["cutoff"]), ERG(), gain=_scaled_or_none(p), depth=1000, stop=True),
+                   ("cutoff", "dcg", "min_rel", "max_rel"), required=("cutoff",),
+                examples=("SDCG@10", "SDCG(max_rel=3)@10"), follows="cwl_eval NDCG-k (scaled DCG)"),
+    "RBP": _Named(lambda p: Metric(RBP(p.get("p", 0.8)), ERG(), gain=Binary(p["rel"]) if "rel" in p else None,
+                                   cutoff=p.get("cutoff"), depth=1000, stop=True),
+                  ("cutoff", "p", "rel"),
+                examples=("RBP(p=0.8)", "RBP(rel=2, p=0.95)"), follows="cwl_eval RBP"),
+    "INST": _Named(lambda p: Metric(INST(p.get("T", 1.0)), ERG(), gain=_scaled_or_none(p), depth=1000, stop=True),
+                   ("T", "min_rel", "max_rel"), at=None,
+                examples=("INST", "INST(T=2.0, max_rel=3)"), follows="cwl_eval INST"),
+    "R": _Named(lambda p: Recall(p["cutoff"], rel=p.get("rel"), judged_only=_judged_only(p)),
+                ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                examples=("R@1000", "R(rel=2)@100"), follows="trec_eval recall_k"),
+    "SetR": _Named(lambda p: Recall(None, rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"),
+                   at=None,
+                examples=("SetR", "SetR(rel=2)"), follows="trec_eval set_recall"),
+    "Rprec": _Named(lambda p: RPrec(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"), at=None,
+                examples=("Rprec", "Rprec(rel=2)"), follows="trec_eval Rprec"),
+    "Bpref": _Named(lambda p: Bpref(rel=p.get("rel")), ("rel",), at=None,
+                examples=("Bpref", "Bpref(rel=2)"), follows="trec_eval bpref"),
+    "Judged": _Named(lambda p: Judged(p.get("cutoff"), judged_only=_judged_only(p)), ("cutoff", "judged_only"),
+                examples=("Judged@10", "Judged"), follows="ir_measures Judged"),
+    "SetP": _Named(lambda p: SetP(rel=p.get("rel"), judged_only=_judged_only(p), relative=p.get("relative", False)),
+                   ("rel", "relative", "judged_only"), at=None,
+                examples=("SetP", "SetP(rel=2, relative=True)"), follows="trec_eval set_P, set_relative_P"),
+    "SetRelP": _Named(lambda p: SetP(rel=p.get("rel"), judged_only=_judged_only(p), relative=True),
+                      ("rel", "judged_only"), at=None,
+                examples=("SetRelP",), follows="trec_eval set_relative_P"),
+    "SetF": _Named(lambda p: SetF(beta=p.get("beta", 1.0), rel=p.get("rel"), judged_only=_judged_only(p)),
+                   ("rel", "beta", "judged_only"), at=None,
+                examples=("SetF", "SetF(beta=0.5)"), follows="trec_eval set_F"),
+    "SetAP": _Named(lambda p: SetAP(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"), at=None,
+                examples=("SetAP",), follows="trec_eval set_map"),
+    "IPrec": _Named(lambda p: IPrec(p["recall"], rel=p.get("rel"), judged_only=_judged_only(p)),
+                    ("recall", "rel", "judged_only"), at="recall", required=("recall",),
+                examples=("IPrec@0.5",), follows="trec_eval 9.0.x iprec_at_recall_x"),
+    "NumRel": _Named(lambda p: NumRel(rel=p.get("rel")), ("rel",), at=None,
+                examples=("NumRel", "NumRel(rel=2)"), follows="trec_eval num_rel"),
+    "NumRet": _Named(lambda p: NumRelRet(rel=p["rel"], judged_only=_judged_only(p)) if "rel" in p
+                     else NumRet(judged_only=_judged_only(p)), ("rel", "judged_only"), at=None,
+                examples=("NumRet", "NumRet(rel=1)"), follows="trec_eval num_ret, num_rel_ret"),
+    "NumRelRet": _Named(lambda p: NumRelRet(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"),
+                        at=None,
+                examples=("NumRelRet",), follows="trec_eval num_rel_ret"),
+    "NumQ": _Named(lambda p: NumQ(), (), at=None,
+                examples=("NumQ",), follows="trec_eval num_q"),
+}
+
+#: ir_measures' aliases
+_NAMED_ALIASES = {"Precision": "P", "Recall": "R", "MRR": "RR", "MAP": "AP", "NDCG": "nDCG", "RPrec": "Rprec",
+                  "BPref": "Bpref"}
+
+
+def _named(parser, tok, args):
+    """An ir_measures name: ``NAME[(params)][@value]``."""
+    name = _NAMED_ALIASES.get(tok[1], tok[1])
+    spec = _NAMED_MEASURES[name]
+    params = {}
+    for key, value, pos in args:
+        if key is None or key == ":":
+            parser.fail(f"{tok[1]} takes its parameters by name ({', '.join(spec.params) or 'none'})", pos)
+        if key not in spec.params:
+            accepted = ", ".join(spec.params) if spec.params else "no parameters"
+            parser.fail(f"{tok[1]} has no parameter {key!r} (accepted: {accepted})", pos)
+        if key in params:
+            parser.fail(f"{tok[1]}: parameter {key!r} given twice", pos)
+        convert = _CONVERT.get(key)
+        if convert is not None:
+            value = convert(parser, value, pos)
+        elif key in ("p", "T", "beta", "recall", "min_rel", "max_rel"):
+            value = _number_value(parser, value, pos, key)
+        elif key == "dcg" and value not in ("log2", "exp-log2"):
+            parser.fail(f"dcg must be 'log2' or 'exp-log2', got {value!r}", pos)
+        elif key == "gains" and not isinstance(value, dict):
+            parser.fail(f"gains must be a mapping {{grade: gain, ...}}, got {value!r}", pos)
+        params[key] = value
+    if parser.peek("@"):
+        at_tok = parser.take("@")
+        if spec.at is None:
+            parser.fail(f"{tok[1]} takes no @ parameter", at_tok[2])
+        if spec.at in params:
+            parser.fail(f"{tok[1]}: {spec.at} given twice (in the parameters and after @)", at_tok[2])
+        num = parser.take(kind="num", expected=f"a {spec.at} after '@'")
+        value = _number(num[1])
+        params[spec.at] = _cutoff_value(parser, value, num[2]) if spec.at == "cutoff" else \
+            _number_value(parser, value, num[2], spec.at)
+    for needed in spec.required:
+        if needed not in params:
+            example = "IPrec@0.5" if needed == "recall" else f"{tok[1]}@10"
+            parser.fail(f"{tok[1]} needs a {needed}: {tok[1]}@{'x' if needed == 'recall' else 'k'} (e.g. {example})")
+    try:
+        return spec.build(params)
+    except (TypeError, ValueError) as err:
+        parser.fail(f"invalid {tok[1]}: {err}", tok[2])
+
+
+# ---------------------------------------------------------------------------
+# trec_eval's names
+# ---------------------------------------------------------------------------
+
+#: trec_eval's measure name -> (ir_measures name, the parameter trec_eval's ``_k`` / ``.k`` sets, or None)
+_TREC = {
+    "map": ("AP", None), "map_cut": ("AP", "cutoff"), "P": ("P", "cutoff"), "recall": ("R", "cutoff"),
+    "ndcg": ("nDCG", None), "ndcg_cut": ("nDCG", "cutoff"), "recip_rank": ("RR", None),
+    "success": ("Success", "cutoff"), "Rprec": ("Rprec", None), "bpref": ("Bpref", None),
+    "num_rel": ("NumRel", None), "num_ret": ("NumRet", None), "num_rel_ret": ("NumRelRet", None),
+    "num_q": ("NumQ", None), "set_P": ("SetP", None), "set_relative_P": ("SetRelP", None),
+    "set_recall": ("SetR", None), "set_F": ("SetF", "beta"), "set_map": ("SetAP", None),
+    "iprec_at_recall": ("IPrec", "recall"),
+}
+
+#: trec_eval measures whose parameter may be left out (set_F: beta 1)
+_TREC_OPTIONAL_PARAM = {"set_F"}
+
+#: trec_eval's measures that cwla does not compute (named so that asking for one says so)
+TREC_UNSUPPORTED = ("runid", "gm_map", "gm_bpref", "infAP", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
+                    "ndcg_rel", "Rndcg", "relative_P", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
+                    "relstring", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "set_relative_P_avgjg",
+                    "prefs_num_prefs_poss", "dcg", "ideal_dcg")
+
+#: trec_eval's order of its measures (its measure table), the order of its output lines
+TREC_ORDER = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+              "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P",
+              "set_relative_P", "set_recall", "set_map", "set_F")
+
+#: the cutoffs trec_eval uses for a bare ``-m P`` (and the others with a cutoff)
+TREC_DEFAULT_CUTOFFS = {
+    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "success": (1, 5, 10), "iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+}
+
+_NUM = r"[0-9]*\.?[0-9]+"
+_TREC_RE = re.compile(
+    r"(?P<name>" + "|".join(sorted(map(re.escape, _TREC), key=len, reverse=True)) + r")"
+    r"(?:[._](?P<param>" + _NUM + r")|[._](?P<gains>[-+]?" + _NUM + "=" + _NUM + r"(?:,[-+]?" + _NUM + "=" + _NUM
+    + r")*))?\Z"
+)
+
+
+def _trec_match(text: str):
+    """``(name, param, gains)`` of a trec_eval measure text, or None. A measure with a cutoff
+    (``P``) may come bare (``param`` None: the caller explains); ``gains`` only for ``ndcg``."""
+    m = _TREC_RE.match(text.strip())
+    if m is None:
+        return None
+    name, param, gains = m.group("name"), m.group("param"), m.group("gains")
+    takes_param = _TREC[name][1] is not None
+    if (param is not None and not takes_param) or (gains is not None and name != "ndcg"):
+        return None
+    return name, param, gains
+
+
+def trec_name(text: str) -> str | None:
+    """trec_eval's printed name for a trec_eval measure text (``P.10`` -> ``P_10``,
+    ``iprec_at_recall.0.1`` -> ``iprec_at_recall_0.10``), or None if ``text`` is not one."""
+    m = _trec_match(text)
+    if m is None:
+        return None
+    name, param, gains = m
+    if param is None and _TREC[name][1] is not None and name not in _TREC_OPTIONAL_PARAM:
+        return None
+    if gains:
+        return f"ndcg_{gains}"
+    if param is None:
+        return name
+    if name == "iprec_at_recall":
+        return f"{name}_{float(param):.2f}"
+    if name == "set_F":
+        return f"{name}_{param}"  # trec_eval prints a double parameter as given
+    return f"{name}_{int(float(param))}"
+
+
+def trec_sort_key(text: str) -> tuple[int, float] | None:
+    """Where trec_eval prints a trec_eval measure text: (its measure's place in trec_eval's table, its
+    parameter, ascending), or None if ``text`` is not one."""
+    m = _trec_match(text)
+    if m is None:
+        return None
+    name, param, _ = m
+    return TREC_ORDER.index(name), float(param) if param else 0.0
+
+
+def expand_trec_names(text: str) -> list[str]:
+    """trec_eval's ``-m`` argument as measure names: ``P.5,10`` -> ``['P_5', 'P_10']``, ``P`` (a
+    measure with cutoffs, none given) -> its default cutoffs ``['P_5', ..., 'P_1000']``; any other
+    text is returned as it is, in a list."""
+    stripped = text.strip()
+    m = re.fullmatch(r"(?P<name>[A-Za-z_]+)[._](?P<params>" + _NUM + r"(?:," + _NUM + r")+)", stripped)
+    if m and m.group("name") in _TREC and _TREC[m.group("name")][1] is not None:
+        return [trec_name(f"{m.group('name')}.{p}") for p in m.group("params").split(",")]
+    if stripped in TREC_DEFAULT_CUTOFFS:
+        return [trec_name(f"{stripped}.{k}") for k in TREC_DEFAULT_CUTOFFS[stripped]]
+    return [text]
+
+
+def _trec(parser, text: str):
+    name, param, gains = _trec_match(text)
+    irm, at = _TREC[name]
+    if at is not None and param is None and name not in _TREC_OPTIONAL_PARAM:
+        parser.fail(f"{name} needs a parameter: {name}_{'x' if at == 'recall' else 'k'} or {name}.k (e.g. "
+                    f"{trec_name(name + '.' + str(TREC_DEFAULT_CUTOFFS[name][1]))}); the command line's "
+                    f"-m {name} gives trec_eval's defaults {', '.join(map(_fmt, TREC_DEFAULT_CUTOFFS[name]))}", 0)
+    params = {}
+    if at is not None and param is not None:
+        value = float(param)
+        params[at] = int(value) if at == "cutoff" else value  # trec_eval reads ndcg_cut.23.4 as 23
+        if at == "cutoff" and params[at] < 1:
+            parser.fail(f"cutoff must be an integer >= 1, got {param}", 0)
+    if gains:
+        params["gains"] = {float(g): float(v) for g, v in (pair.split("=") for pair in gains.split(","))}
+    spec = _NAMED_MEASURES[irm]
+    try:
+        return spec.build(params)
+    except (TypeError, ValueError) as err:
+        parser.fail(f"invalid {name}: {err}", 0)
+
+
+# ---------------------------------------------------------------------------
+# Chen & Sakai's names
+# ---------------------------------------------------------------------------
+
+
+def _chen_sakai(parser, tok):
+    model_name, _, agg_name = tok[1].partition("_")
+    model_cls = BROWSING_MODELS.get(model_name) or _MODEL_ALIASES.get(model_name.lower())
+    agg_cls = AGGREGATIONS.get(agg_name) or _AGG_ALIASES.get(agg_name.lower())
+    if model_cls is None or agg_cls is None or "_" in agg_name:
+        parser.fail(
+            f"{tok[1]!r} is not a Chen & Sakai name MODEL_AGGREGATION (models: {', '.join(BROWSING_MODELS)}; "
+            f"aggregations: {', '.join(AGGREGATIONS)}) nor a trec_eval name{_suggestion(parser, tok)}",
+            tok[2],
+        )
+    model = CHEN_SAKAI_DEFAULTS[model_cls.__name__]
+    return Metric(model, agg_cls())
+
+
+_SUGGESTING = []  # a suggestion is checked by parsing it, which must not suggest in turn
+
+
+def _suggestion(parser, tok) -> str:
+    """`` (did you mean ...?)`` for a name close to one cwla knows, if that parses (``ndcg@10``: ``nDCG@10``;
+    ``map@10``: ``AP@10``, trec_eval's map in ir_measures' names; ``mrr``: ``MRR``), else nothing."""
+    import difflib
+
+    if _SUGGESTING:
+        return ""
+    rest = parser.text[tok[2] + len(tok[1]):].strip()
+    names = list(_NAMED_MEASURES) + list(_NAMED_ALIASES)
+    candidates = []
+    if tok[1] in _TREC:
+        candidates.append(_TREC[tok[1]][0] + rest)  # trec_eval's name in ir_measures' words
+    candidates += [n + rest for n in names if n.lower() == tok[1].lower()]
+    candidates += [n + rest for n in difflib.get_close_matches(tok[1], names + list(_TREC), n=3, cutoff=0.75)]
+    good = []
+    _SUGGESTING.append(True)
+    try:
+        for candidate in dict.fromkeys(candidates):
+            try:
+                parse_metric(candidate)
+                good.append(candidate)
+            except MetricSyntaxError:
+                pass
+    finally:
+        _SUGGESTING.pop()
+    return f" (did you mean {' or '.join(map(repr, good[:2]))}?)" if good else ""
+
+
+def parse_metric(text: str) -> Metric | CountingMeasure:
+    """Parse a metric text: canonical form, Chen & Sakai name, ir_measures name or trec_eval name.
+
+    Returns a :class:`~cwla.Metric` (C/W/L/A) or, for recall, R-precision, bpref and the
+    other counts, a :class:`~cwla.metrics.counting.CountingMeasure`. Raises
+    :class:`~cwla.errors.MetricSyntaxError` pointing at the offending position.
+
+    Examples
+    --------
+    >>> from cwla import RBP, ERG, Metric
+    >>> parse_metric("RBP(p=0.8)+ERG") == Metric(RBP(p=0.8), ERG())
+    True
+    >>> str(parse_metric("INST_PE"))
+    'INST(T=2.5)+PE(beta=0.5)'
+    >>> str(parse_metric("nDCG@10"))
+    'DCG(k=10)+ETG[gain=linear, cutoff=10, depth=all, normalize=ideal]'
+    >>> str(parse_metric("P.10")), str(parse_metric("recall_1000"))
+    ('Precision(k=10)+ERG[gain=binary, cutoff=10, depth=all]', 'R@1000')
+    """
+    parser = _Parser(text)
+    if parser.at_end():
+        parser.fail("empty text")
+    if _trec_match(text) is not None:
+        return _trec(parser, text)
+    unsupported = re.match(r"(" + "|".join(map(re.escape, TREC_UNSUPPORTED)) + r")(?:[._].*)?\Z", text.strip())
+    if unsupported:
+        parser.fail(f"{unsupported.group(1)!r} is a trec_eval measure that cwla does not compute (it computes "
+                    f"{', '.join(_TREC)})", 0)
+    tok, args = parser.part()
+    if parser.peek("+"):
+        parser.take("+")
+        agg_tok, agg_args = parser.part()
+        metric = Metric(_model(parser, tok, args), _aggregation(parser, agg_tok, agg_args))
+    elif _NAMED_ALIASES.get(tok[1], tok[1]) in _NAMED_MEASURES:
+        metric = _named(parser, tok, args)
+    elif "_" in tok[1] and not args and not parser.peek("@"):
+        metric = _chen_sakai(parser, tok)
+    else:
+        parser.fail(
+            f"{tok[1]!r} is not a metric name{_suggestion(parser, tok)}; write MODEL+AGGREGATION (models: "
+            f"{', '.join(MODELS)}; aggregations: {', '.join(AGGREGATIONS)}) or an ir_measures name "
+            f"({', '.join(list(_NAMED_MEASURES) + list(_NAMED_ALIASES))})",
+            tok[2],
+        )
+    if parser.peek("["):
+        bracket = parser.peek()
+        if isinstance(metric, CountingMeasure):
+            parser.fail(f"{metric} takes no [options]: it is not a C/W/L/A metric", bracket[2])
+        options = _options(parser)
+        try:
+            metric = metric.with_options(**options)
+        except (TypeError, ValueError) as err:
+            parser.fail(str(err))
+    if not parser.at_end():
+        parser.fail(f"unexpected {parser.peek()[1]!r}")
+    return metric
+
+
+def parse_gain(text: str) -> GainMap:
+    """Parse a gain map: the canonical form (``linear(gmax=3)``, ``binary(threshold=2)``,
+    ``table(0:0, 1:0.5)``) or the CLI form ``linear:3``, ``exponential:4``, ``binary:2``."""
+    parser = _Parser(text, what="gain map")
+    if parser.at_end():
+        parser.fail("empty text")
+    gain = _gain(parser)
+    if not parser.at_end():
+        parser.fail(f"unexpected {parser.peek()[1]!r}")
+    return gain
+
+
+#: the former name of :func:`parse_gain`
+parse_gain_text = parse_gain

@@ -1,0 +1,161 @@
+"""The result of an evaluation: scores of metrics x runs x topics as plain data, with labelled views.
+
+An :class:`Evaluation` holds the raw (metric x run x topic) arrays of values and residuals (the
+residual, cwl_eval's ``-r``: the score with every unjudged document inside the ranking and every padded
+position up to the depth H at gain 1, minus the score with them at 0) and the labels of every axis.
+Its views carry those labels: :meth:`Evaluation.scores` is a DataFrame of one metric, runs x topics,
+whose index is named ``run`` and columns ``topic``, so that discpower reads the orientation from the
+labels (:func:`discpower.stats.matrix.score_matrix`) and never from a guess.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from .._latex import tabular
+from ..metrics.counting import CountingMeasure
+from ..metrics.metric import Metric
+from ..metrics.text import parse_metric
+
+__all__ = ["Evaluation", "EXPECTED", "RUN_AXIS", "TOPIC_AXIS", "METRIC_AXIS"]
+
+#: the names of the axes of every labelled view of an Evaluation
+RUN_AXIS, TOPIC_AXIS, METRIC_AXIS = "run", "topic", "metric"
+
+#: the names of :attr:`Evaluation.expected`'s rows (cwl_eval's): expected cost, expected total cost, expected depth
+EXPECTED = ("EC", "ETC", "ED")
+
+
+@attrs.frozen(eq=False)
+class Evaluation:
+    """Scores of metrics x runs x topics, as plain data.
+
+    Attributes
+    ----------
+    metrics : tuple of Metric or CountingMeasure
+        The measures as evaluated (every option resolved).
+    requested : tuple of Metric or CountingMeasure
+        The measures as given (options left unset stay None).
+    labels : tuple of str
+        One label per metric: the text the user gave, or the canonical text.
+    runs, topics : tuple of str
+        Axis labels.
+    values : ndarray of shape (n_metrics, n_runs, n_topics)
+        The scores.
+    residuals : ndarray of shape (n_metrics, n_runs, n_topics)
+        Upper bound minus score (unjudged and padded documents at gain 1).
+    missing_topics, ignored_topics : dict
+        Run -> qrels topics missing from the run (scored 0), run topics not in the qrels (ignored).
+    expected : ndarray of shape (3, n_metrics, n_runs, n_topics), or None
+        With ``evaluate(expected=True)`` (or costs): each metric's expected cost EC = sum_{i<=H} W(i) c_i
+        (W(i) = V(i) / E), expected total cost ETC = sum_{i<=H} L(i) cc(i) (cc(i) = c_1 + ... + c_i) and
+        expected depth ED = E = sum_{i<=H} V(i), in that order (cwl_eval's EC, ETC, ED; see
+        :data:`EXPECTED`). They depend on the browsing model, depth, stop and costs, not on the aggregation.
+    expected_residuals : ndarray like ``expected``, or None
+        Their residuals: unjudged and padded documents at gain 1, unknown and padded costs at ``min_cost``
+        instead of ``max_cost``, minus the above (cwl_eval's ResEC, ResETC, ResED).
+    """
+
+    metrics: tuple
+    requested: tuple
+    labels: tuple
+    runs: tuple
+    topics: tuple
+    values: np.ndarray
+    residuals: np.ndarray
+    missing_topics: dict
+    ignored_topics: dict
+    expected: np.ndarray | None = None
+    expected_residuals: np.ndarray | None = None
+
+    def _index(self, metric) -> int:
+        if isinstance(metric, int):
+            return metric
+        if isinstance(metric, str) and metric in self.labels:
+            return self.labels.index(metric)
+        m = metric if isinstance(metric, (Metric, CountingMeasure)) else parse_metric(metric)
+        for i, (label, own, asked) in enumerate(zip(self.labels, self.metrics, self.requested)):
+            if m in (own, asked) or label == str(m):
+                return i
+        raise KeyError(f"{metric!r} is not among the evaluated metrics {list(self.labels)}")
+
+    def scores(self, metric: str | int | Metric | CountingMeasure) -> pd.DataFrame:
+        """The scores of one metric (by label, text, Metric or index), labelled: runs x topics, the
+        index named ``run`` and the columns ``topic`` (``values[k]`` with its axes).
+
+        discpower's tests take it as it is, or transposed: they read the orientation from the labels."""
+        return pd.DataFrame(self.values[self._index(metric)], index=pd.Index(self.runs, name=RUN_AXIS),
+                            columns=pd.Index(self.topics, name=TOPIC_AXIS))
+
+    def aggregated(self, residuals: bool = False) -> np.ndarray:
+        """(n_metrics, n_runs): each run's value over the topics -- the mean, or the sum for the
+        counts (``NumRel``, ``NumRet``, ``NumRelRet``, ``NumQ``), as trec_eval and ir_measures report them."""
+        data = self.residuals if residuals else self.values
+        summed = np.array([m.aggregate == "sum" for m in self.metrics], dtype=bool)
+        return np.where(summed[:, None], data.sum(axis=2), data.mean(axis=2))
+
+    def means(self) -> pd.DataFrame:
+        """Each run's value (:meth:`aggregated`: the mean over topics, the sum for counts): a
+        DataFrame with one row per run and one column per metric label."""
+        return pd.DataFrame(self.aggregated().T, index=pd.Index(self.runs, name=RUN_AXIS),
+                            columns=pd.Index(self.labels, name=METRIC_AXIS))
+
+    def to_frame(self, per_topic: bool = True, means: bool = True) -> pd.DataFrame:
+        """Tidy frame with columns ``run, topic, metric, value, residual`` (and, with :attr:`expected`,
+        ``EC, ETC, ED, ResEC, ResETC, ResED``).
+
+        ``per_topic`` rows come first, then, if ``means``,
+        one row per run and metric with topic ``"all"`` (:meth:`aggregated`: the mean over
+        topics, the sum for counts). Runs
+        and metrics keep their evaluation order; topics are sorted as strings.
+        """
+        n_m, n_r, n_t = self.values.shape
+        parts = []
+        if per_topic:
+            columns = {
+                "run": np.tile(np.repeat(np.array(self.runs, dtype=object), n_t), n_m),
+                "topic": np.tile(np.array(self.topics, dtype=object), n_m * n_r),
+                "metric": np.repeat(np.array(self.labels, dtype=object), n_r * n_t),
+                "value": self.values.reshape(-1),
+                "residual": self.residuals.reshape(-1),
+            }
+            if self.expected is not None:
+                for k, name in enumerate(EXPECTED):
+                    columns[name] = self.expected[k].reshape(-1)
+                for k, name in enumerate(EXPECTED):
+                    columns["Res" + name] = self.expected_residuals[k].reshape(-1)
+            parts.append(pd.DataFrame(columns))
+        if means:
+            columns = {
+                "run": np.tile(np.array(self.runs, dtype=object), n_m),
+                "topic": "all",
+                "metric": np.repeat(np.array(self.labels, dtype=object), n_r),
+                "value": self.aggregated().reshape(-1),
+                "residual": self.aggregated(residuals=True).reshape(-1),
+            }
+            if self.expected is not None:
+                for k, name in enumerate(EXPECTED):
+                    columns[name] = self.expected[k].mean(axis=2).reshape(-1)
+                for k, name in enumerate(EXPECTED):
+                    columns["Res" + name] = self.expected_residuals[k].mean(axis=2).reshape(-1)
+            parts.append(pd.DataFrame(columns))
+        frame = pd.concat(parts, ignore_index=True)
+        return frame.sort_values(["run", "metric"], kind="stable", key=_label_order(self)).reset_index(drop=True)
+
+    def to_latex(self, digits: int = 4) -> str:
+        """Per-run means as a LaTeX tabular (runs x metrics)."""
+        return tabular(self.means(), digits, index=True)
+
+
+def _label_order(ev):
+    runs = {r: i for i, r in enumerate(ev.runs)}
+    labels = {m: i for i, m in enumerate(ev.labels)}
+
+    def key(col):
+        return col.map(runs if col.name == "run" else labels)
+
+    return key
+
+

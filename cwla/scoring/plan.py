@@ -1,0 +1,295 @@
+"""One kernel pass over a Collection: what the scoring kernel needs from the qrels, computed once.
+
+A *plan* holds, for one group of metrics (those with ``judged_only`` and those without), what the
+kernel reads besides the rankings: each metric's row of codes and parameters (:func:`_specs`), its
+gain table (unjudged documents last: gain 0 in the score, 1 in the upper bound), the judged gain
+sum of each topic (AP's R), the counting measures' tables and the ideal scores of the normalised
+metrics. :func:`plans` builds them from the qrels' side of a Collection (the same for every group of
+runs), :func:`scores` runs the kernel with them. Private to :mod:`cwla.scoring`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import attrs
+import numpy as np
+
+from .._validate import fmt as _fmt
+from ..data._join import cell_starts
+from ..data.collection import Collection
+from ..errors import CwlaWarning
+from ..metrics.browsing import AP, Tabulated, adaptive_function
+from ..metrics.browsing import MAX_CUTOFF
+from ..metrics.counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, kind_table
+from ..metrics.metric import ALL, Metric
+from . import kernels as K
+
+__all__ = ["Plan", "plans", "scores", "normalised", "check_adaptive", "UNIT_COSTS"]
+
+
+def _gain_tables(metrics, labels, col: Collection):
+    """Per metric: gains of each grade code, unjudged last (0 in ``lo``, 1 in ``hi``)."""
+    n_g = len(col.grades)
+    lo = np.zeros((len(metrics), n_g + 1))
+    hi = np.zeros((len(metrics), n_g + 1))
+    cache = {}
+    for i, (m, label) in enumerate(zip(metrics, labels)):
+        if m.gain not in cache:
+            cache[m.gain] = m.gain.table(col.grades, col.max_grade)
+        if n_g and not cache[m.gain].any():
+            warnings.warn(f"{label}: gain map {m.gain} gives every qrels grade "
+                          f"({', '.join(_fmt(g) for g in col.grades)}) gain 0, so every score is 0",
+                          CwlaWarning, stacklevel=4)
+        lo[i, :n_g] = hi[i, :n_g] = cache[m.gain]
+        hi[i, n_g] = 1.0
+    return lo, hi
+
+
+def _specs(metrics):
+    """The kernel's view of ``metrics``: integer spec rows, float spec rows (the model's parameters, then the
+    aggregation's) and the tables of tabulated models (one row per metric)."""
+    ispec = np.zeros((len(metrics), K.N_ISPEC), dtype=np.int64)
+    fspec = np.zeros((len(metrics), K.N_FSPEC), dtype=np.float64)
+    width = max([len(m.browsing.values) for m in metrics if isinstance(m.browsing, Tabulated)], default=1)
+    tabs = np.zeros((len(metrics), width))
+    for i, m in enumerate(metrics):
+        whole = m.depth == ALL
+        ispec[i] = (
+            m.browsing.code,
+            m.aggregation.code,
+            # a cutoff past H changes nothing
+            min(m.cutoff, MAX_CUTOFF if whole else m.depth) if m.cutoff is not None else -1,
+            -1 if whole else m.depth,
+            int(m.stop),
+            int(m.browsing.uses_costs),
+        )
+        model = m.browsing.params
+        fspec[i, K.F_MODEL:K.F_MODEL + len(model)] = model
+        fspec[i, K.F_AGG] = m.aggregation.params[0] if m.aggregation.params else 0.0
+        if isinstance(m.browsing, Tabulated):
+            tabs[i, :len(m.browsing.values)] = m.browsing.continuation
+    return ispec, fspec, tabs
+
+
+#: no per-document costs: every document (and padded position) costs 1, as in cwl_eval without a cost file
+UNIT_COSTS = (np.zeros(0, dtype=np.int32), np.ones(1), np.ones(1))
+
+
+def _cost_tables(col: Collection, max_cost: float, min_cost: float) -> tuple:
+    """``(cost codes, costs in the score, costs in the upper bound)``: a document without a cost, and a
+    padded position, costs ``max_cost`` in the score and ``min_cost`` in the upper bound (cwl_eval)."""
+    if col.cost_codes is None:
+        return np.zeros(0, dtype=np.int32), np.array([float(max_cost)]), np.array([float(min_cost)])
+    return col.cost_codes, np.append(col.costs, max_cost), np.append(col.costs, min_cost)
+
+
+def _level_tables(measures, col: Collection):
+    """For the counting measures: their spec rows and, per distinct relevance level, what each grade code
+    is (:func:`cwla.metrics.counting.kind_table`) and how many relevant and judged non-relevant (0 <= grade < level)
+    documents each topic has."""
+    levels = sorted({m.level for m in measures})
+    row = {level: i for i, level in enumerate(levels)}
+    n_g = len(col.grades)
+    kinds = np.full((max(1, len(levels)), n_g + 1), UNJUDGED, dtype=np.uint8)
+    n_rel = np.zeros((max(1, len(levels)), len(col.topics)))
+    n_nonrel = np.zeros_like(n_rel)
+    for level, i in row.items():
+        kinds[i] = kind_table(col.grades, level)
+        n_rel[i], n_nonrel[i] = col.judged_sums(np.stack([kinds[i, :n_g] == REL, kinds[i, :n_g] == NONREL]))
+    cspec = np.zeros((len(measures), N_CSPEC), dtype=np.int64)
+    cpar = np.zeros(len(measures))
+    for q, m in enumerate(measures):
+        cspec[q, C_CODE] = m.code
+        cspec[q, C_LEVEL] = row[m.level]
+        cspec[q, C_K] = -1 if m.k is None else min(m.k, MAX_CUTOFF)  # a k past every ranking changes nothing
+        cpar[q] = m.fparam
+    return cspec, cpar, kinds, n_rel, n_nonrel
+
+
+def _warn_if_nothing_relevant(measures, labels, col: Collection) -> None:
+    """A relevance level above every qrels grade makes a counting measure 0 everywhere: say so (as the
+    C/W/L/A metrics do for a gain map that sends every grade to 0)."""
+    for m, label in zip(measures, labels):
+        if "rel" in attrs.fields_dict(type(m)) and len(col.grades) and not (col.grades >= m.level).any():
+            warnings.warn(f"{label}: no qrels grade is >= its relevance level {_fmt(m.level)} (grades "
+                          f"{', '.join(_fmt(g) for g in col.grades)}), so no document is relevant", CwlaWarning,
+                          stacklevel=4)
+
+
+def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_upper=True, costs=UNIT_COSTS,
+                want=False):
+    """Scores (lo, hi) of ``metrics`` and of the counting measures on the cells of ``col_arrays``
+    (codes, starts, lengths, n_topics, unjudged code), and (``want``) each metric's EC, ETC and ED
+    (xlo, xhi: shape (n_metrics, n_cells, 3); else empty), under ``costs`` (:func:`_cost_tables`).
+
+    The metrics of adaptive models (:func:`cwla.register_model`) are scored by their function's kernel
+    (:func:`cwla.scoring.kernels.kernel_for`), the others (and the counting measures) by the cached one."""
+    groups = {}
+    for i, m in enumerate(metrics):
+        groups.setdefault(adaptive_function(m.browsing), []).append(i)
+    if len(groups) <= 1:
+        return _kernel_call(K.kernel_for(next(iter(groups), None)), col_arrays, metrics, glo, ghi, relsum,
+                            count_tables, with_upper, costs, want)
+    parts = []
+    for k, (function, rows) in enumerate(groups.items()):
+        parts.append((rows, _kernel_call(K.kernel_for(function), col_arrays, [metrics[i] for i in rows], glo[rows],
+                                         ghi[rows], relsum[rows], count_tables if k == 0 else None, with_upper,
+                                         costs, want)))
+    n_cells = len(col_arrays[1])
+    lo, hi = np.zeros((len(metrics), n_cells)), np.zeros((len(metrics), n_cells))
+    shape = (len(metrics), n_cells, K.N_X) if want else (1, 1, K.N_X)
+    xlo, xhi = np.zeros(shape), np.zeros(shape)
+    for rows, (l, h, _, _, xl, xh) in parts:
+        lo[rows], hi[rows] = l, h
+        if want:
+            xlo[rows], xhi[rows] = xl, xh
+    return lo, hi, parts[0][1][2], parts[0][1][3], xlo, xhi
+
+
+def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, with_upper, costs, want):
+    """One call of a scoring kernel (see :func:`_run_kernel`)."""
+    codes, starts, lengths, n_topics, unjudged = col_arrays
+    ispec, fspec, tabs = _specs(metrics)
+    ccodes, clo_costs, chi_costs = costs
+    h_ap = 0
+    for m in metrics:
+        if isinstance(m.browsing, AP):
+            h_ap = max(h_ap, int(lengths.max(initial=0)) if m.depth == ALL else m.depth)
+    if count_tables is None:  # no counting measures
+        count_tables = (np.zeros((0, N_CSPEC), dtype=np.int64), np.zeros(0), np.zeros((1, 1), dtype=np.uint8),
+                        np.zeros((1, n_topics)), np.zeros((1, n_topics)))
+    cspec, cpar, kinds, n_rel, n_nonrel = count_tables
+    lo = np.zeros((len(metrics), len(starts)))
+    hi = np.zeros((len(metrics), len(starts)))
+    clo = np.zeros((len(cspec), len(starts)))
+    chi = np.zeros((len(cspec), len(starts)))
+    shape = (len(metrics), len(starts), K.N_X) if want else (1, 1, K.N_X)
+    xlo, xhi = np.zeros(shape), np.zeros(shape)
+    kernel(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap, tabs, ccodes,
+           clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, xlo, xhi, clo, chi)
+    return lo, hi, clo, chi, xlo, xhi
+
+
+def _ideal_scores(col: Collection, metrics, glo, ghi, relsum, max_cost: float = 1.0) -> np.ndarray:
+    """(n_metrics, n_topics) score of each metric on each topic's ideal ranking
+    (the judged documents of positive gain by gain descending, same cutoff, depth and stop).
+
+    Documents of gain 0 are left out of the ideal ranking: below the relevant ones they add nothing to
+    it, and under ``depth="all"`` (the ranking's own length as depth) they would lengthen it and so
+    change a rate aggregation's ideal (ERG divides by the expected depth); a judged 0 must score as an
+    unjudged document does. (With a fixed depth the ideal ranking is padded to it: no change.)"""
+    n_t = len(col.topics)
+    ideal = np.zeros((len(metrics), n_t))
+    by_gain = {}
+    for i, m in enumerate(metrics):
+        if m.normalize == "ideal":
+            by_gain.setdefault(m.gain, []).append(i)
+    grade_codes = np.arange(len(col.grades))
+    for rows in by_gain.values():
+        gains = glo[rows[0], : len(col.grades)]
+        rank = np.empty(len(col.grades), dtype=np.int64)  # each code's place in the ideal ranking
+        rank[np.lexsort((-col.grades, -gains))] = grade_codes  # by gain, then grade, descending
+        positive = np.flatnonzero(gains[col.count_code] > 0.0)
+        entries = positive[np.lexsort((rank[col.count_code[positive]], col.count_topic[positive]))]
+        codes = np.repeat(col.count_code[entries], col.count[entries]).astype(np.int32)
+        lengths = np.bincount(col.count_topic[entries], weights=col.count[entries], minlength=n_t).astype(np.int64)
+        starts = cell_starts(lengths)
+        sub = [metrics[i] for i in rows]
+        uniform = (UNIT_COSTS[0], np.array([float(max_cost)]), np.array([float(max_cost)]))  # every document
+        lo = _run_kernel((codes, starts, lengths, n_t, col.unjudged_code), sub, glo[rows], ghi[rows],
+                         relsum[rows], with_upper=False, costs=uniform)[0]
+        ideal[rows] = lo
+    return ideal
+
+
+def normalised(values, residuals, ideal, label):
+    """``values / ideal`` and ``residuals / ideal`` per topic; 0 where the ideal scores 0, and where it is so
+    small that the division overflows (a degenerate ideal, e.g. a gain of 1e-309: said in a warning)."""
+    best = ideal[None, :]
+    safe = np.where(best > 0.0, best, 1.0)
+    # divide (not multiply by 1/ideal, which overflows for a subnormal ideal and makes 0 * inf = NaN)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v, r = values / safe, residuals / safe
+    degenerate = (best > 0.0) & ~(np.isfinite(v) & np.isfinite(r))
+    if degenerate.any():
+        topics = np.flatnonzero(degenerate.any(axis=0))
+        warnings.warn(f"{label}: the ideal score of {len(topics)} topic(s) is so small (down to "
+                      f"{float(ideal[topics].min()):.3g}) that normalising by it overflows; those values count as "
+                      f"0, as where the ideal scores 0", CwlaWarning, stacklevel=4)
+    zero = (best <= 0.0) | degenerate
+    return np.where(zero, 0.0, v), np.where(zero, 0.0, r)
+
+
+def check_adaptive(resolved, labels, *arrays) -> None:
+    """An adaptive model's function left [0, 1] (the kernel made its scores NaN): say which, before the
+    ideal normalisation could hide it."""
+    for i, m in enumerate(resolved):
+        if isinstance(m, Metric) and m.browsing.code == K.ADAPTIVE:
+            rows = [a[i] if a.ndim == 3 else a[:, i] for a in arrays if a is not None]
+            if not all(np.isfinite(r).all() for r in rows):
+                raise ValueError(f"{labels[i]}: the function of the adaptive model {type(m.browsing).__name__} "
+                                 f"returned a continuation probability outside [0, 1] (or NaN) on some ranking "
+                                 f"(with the unjudged documents at gain 0 or, for the residual, at 1); C(i) must "
+                                 f"lie in [0, 1] for every rank, gain and parameter value")
+
+
+@attrs.frozen
+class Plan:
+    """What one group of metrics (judged_only or not) needs from the qrels, computed once: the rows of the
+    C/W/L/A metrics and of the counting measures, their gain tables, judged gain sums, the counting
+    measures' tables, and the ideal scores of the normalised metrics (or None)."""
+
+    judged_only: bool
+    cw: list
+    counting: list
+    glo: np.ndarray
+    ghi: np.ndarray
+    relsum: np.ndarray
+    tables: tuple
+    ideal: np.ndarray | None
+
+
+def plans(col: Collection, resolved, labels, max_cost: float = 1.0) -> list:
+    """The :class:`Plan` of each group of metrics (warnings about the qrels said once here)."""
+    plans = []
+    for only_judged in (False, True):
+        rows = [i for i, m in enumerate(resolved) if bool(m.judged_only) == only_judged]
+        if not rows:
+            continue
+        cw = [i for i in rows if isinstance(resolved[i], Metric)]
+        counting = [i for i in rows if not isinstance(resolved[i], Metric)]
+        cw_metrics = [resolved[i] for i in cw]
+        glo, ghi = _gain_tables(cw_metrics, [labels[i] for i in cw], col)
+        relsum = col.judged_sums(glo[:, : len(col.grades)])  # (n_metrics, n_topics)
+        tables = _level_tables([resolved[i] for i in counting], col)
+        _warn_if_nothing_relevant([resolved[i] for i in counting], [labels[i] for i in counting], col)
+        ideal = _ideal_scores(col, cw_metrics, glo, ghi, relsum, max_cost) \
+            if any(m.normalize == "ideal" for m in cw_metrics) \
+            else None
+        plans.append(Plan(only_judged, cw, counting, glo, ghi, relsum, tables, ideal))
+    return plans
+
+
+def scores(col: Collection, resolved, plans, cost_range, want) -> tuple:
+    """``(values, uppers)`` of shape (n_metrics, n_runs, n_topics) on one Collection, and (``want``) the
+    expectations EC, ETC, ED in the score and in the upper bound, shape (3, n_metrics, n_runs, n_topics)
+    (0 for the counting measures), else None."""
+    n_r, n_t = len(col.runs), len(col.topics)
+    values = np.zeros((len(resolved), n_r, n_t))
+    uppers = np.zeros_like(values)
+    x_lo = np.zeros((K.N_X, len(resolved), n_r, n_t)) if want else None
+    x_hi = np.zeros_like(x_lo) if want else None
+    for plan in plans:
+        group = col.judged_only() if plan.judged_only else col
+        cw_metrics = [resolved[i] for i in plan.cw]
+        lo, hi, clo, chi, xlo, xhi = _run_kernel(group.arrays(), cw_metrics, plan.glo, plan.ghi, plan.relsum,
+                                                 plan.tables, costs=_cost_tables(group, *cost_range), want=want)
+        values[plan.cw], uppers[plan.cw] = lo.reshape(-1, n_r, n_t), hi.reshape(-1, n_r, n_t)
+        values[plan.counting], uppers[plan.counting] = clo.reshape(-1, n_r, n_t), chi.reshape(-1, n_r, n_t)
+        if want and plan.cw:
+            x_lo[:, plan.cw] = np.moveaxis(xlo, 2, 0).reshape(K.N_X, -1, n_r, n_t)
+            x_hi[:, plan.cw] = np.moveaxis(xhi, 2, 0).reshape(K.N_X, -1, n_r, n_t)
+    return values, uppers, x_lo, x_hi
+
+

@@ -1,0 +1,36 @@
+"""The parameters every part of discpower takes, declared once on cwla's one check (scikit-learn's manner):
+a significance level, a number of trials. A value that does not fit raises :class:`DiscpowerError` with
+the one message, e.g. "The 'alpha' parameter must be a number in the open interval (0, 1). Got 1.5 instead."
+"""
+
+from __future__ import annotations
+
+from cwla._shared import Interval, check
+
+from .errors import DiscpowerError
+
+__all__ = ["alpha_level", "n_trials", "count", "MAX_TRIALS", "ALPHA"]
+
+#: the most resampling trials one call may ask for (the null distribution is kept: 8 bytes a trial)
+MAX_TRIALS = 10**9
+#: a significance level
+ALPHA = Interval("real", 0, 1, closed="neither")
+
+
+def alpha_level(value: object, name: str = "alpha") -> float:
+    """A significance level in the open interval (0, 1)."""
+    return check(value, name, ALPHA, error=DiscpowerError)
+
+
+def count(value: object, name: str, low: int = 1, *, whole: bool = False) -> int:
+    """An integer >= ``low`` (``whole``: an integral float such as 10.0, as sweeps produce, too)."""
+    return check(value, name, Interval("int", low, None, whole=whole), error=DiscpowerError)
+
+
+def n_trials(value: object, name: str = "n_trials") -> int:
+    """A positive integer number of resampling trials, at most :data:`MAX_TRIALS`."""
+    value = count(value, name)
+    if value > MAX_TRIALS:
+        raise DiscpowerError(f"The '{name}' parameter must be at most {MAX_TRIALS:,} (the null distribution is "
+                             f"kept in memory). Got {value!r} instead.")
+    return value

@@ -1,0 +1,9 @@
+"""Meta-evaluation of metrics: split-half consistency of their system rankings, test families, and
+:func:`meta_evaluate`, which runs every analysis on one collection."""
+
+from .consistency import SplitHalfConsistency, split_half_consistency, topic_split
+from .families import FamilyConsistency, family_consistency, family_power, metric_families
+from .meta import MetaEvaluation, meta_evaluate
+
+__all__ = ["split_half_consistency", "SplitHalfConsistency", "topic_split", "metric_families", "family_consistency",
+           "family_power", "FamilyConsistency", "meta_evaluate", "MetaEvaluation"]

@@ -1,0 +1,313 @@
+"""The ``discpower`` command.
+
+Usage::
+
+    discpower tukey MATRIX.tsv [--trials B] [--seed S] [--plus-one]
+    discpower meta QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
+                   [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR] [--quiet]
+    discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--trials B] [--alpha A]
+                   [--seed S] [--test T] [--direction-aware] [--pairs FILE]
+    discpower compare QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
+                   [--baseline RUN] [--test T] [--correction C] [--alpha A] [--trials B] [--seed S] [--plus-one]
+                   [--format tsv|markdown|latex] [--digits N]
+
+``tukey`` reads a matrix (a header line of system names, then one line of
+scores per topic) and prints TSV ``system_a, system_b, diff, pvalue`` (diff =
+mean a - mean b) for every pair. ``meta`` scores the runs with cwla and prints
+the meta-evaluation report: per metric discriminative power, Delta_alpha,
+split-half mean tau and how many metrics it significantly outperforms; then the
+split-half comparison within test families (Chen & Sakai's Table 3: one family per
+browsing model for their grid, ``--families``) and the Kendall tau-b matrix between
+the metrics' system rankings. ``compare-qrels``
+prints ``measure, value`` lines (TP, TN, FP, FN, 1P, 1R, 2P, 2R, BAC, MCC, ...).
+``compare`` prints the systems' comparison table (:func:`discpower.reports.systems.compare_systems`): per
+metric and system the mean, its confidence interval and the significance marks -- against
+``--baseline`` (a run name, or one of the RUN files as given) with ``--correction`` over the
+comparisons with it, or of all pairs (default: the paired randomised Tukey HSD) -- as tidy TSV
+(one line per metric and system), a Markdown table or a LaTeX table.
+
+No output (``--pairs FILE``, ``--figures DIR``) may be one of the input files: that is refused
+before anything is read or written, and files are written whole (a temporary file renamed into
+place). ``--trials`` and ``--splits`` are checked against the available memory first. An option
+that takes one value (``-m`` of ``compare-qrels``, ``--truth``, ``--candidate``, ``--pairs``,
+``--figures``) may be given once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+
+from cwla import __version__
+from cwla._shared import atomic_write, atomic_write_text, check_outputs
+from cwla.bridges.cli import (add_scoring_arguments, add_trec_eval_arguments, depth_value, evaluation_options, run_command,
+                      scoring_options, topic_notes)
+
+__all__ = ["main"]
+
+PROG = "discpower"
+
+
+class Once(argparse.Action):
+    """An option that may be given once: a second occurrence is a usage error (not "the last one wins",
+    which would silently drop the first)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = f"_given_{self.dest}"
+        if getattr(namespace, seen, None) is not None:
+            raise argparse.ArgumentError(self, f"given twice ({getattr(namespace, seen)!r} and {values!r}); "
+                                               f"this option takes one value (run the command once per value)")
+        setattr(namespace, seen, values)
+        setattr(namespace, self.dest, values)
+
+
+def main(argv=None) -> int:
+    """Run the ``discpower`` command; returns the exit code (2 on a usage or input error)."""
+    return run_command(_parser(), argv, PROG)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Meta-evaluation of IR metrics: randomised Tukey HSD, "
+                                     "discriminative power, ranking similarity, split-half consistency.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    t = commands.add_parser("tukey", help="paired randomised Tukey HSD on a topics x systems matrix",
+                            description="Paired randomised Tukey HSD (Carterette 2012; Sakai 2018) on a matrix "
+                                        "file: a header line of system names, then one line of scores per topic "
+                                        "(tabs or spaces). Prints TSV: system_a, system_b, diff, pvalue.")
+    t.add_argument("matrix", metavar="MATRIX", help="the topics x systems score matrix")
+    t.add_argument("--trials", type=int, default=10_000, metavar="B", help="random relabellings (default 10000)")
+    t.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    t.add_argument("--plus-one", action="store_true", help="p = (count + 1) / (B + 1) instead of count / B")
+    t.set_defaults(func=_cmd_tukey)
+
+    m = commands.add_parser("meta", help="meta-evaluate metrics on TREC qrels and runs",
+                            description="Score the runs with cwla, then report per metric: discriminative power "
+                                        "at alpha (randomised Tukey HSD), Delta_alpha, split-half consistency; and "
+                                        "Kendall tau-b between the metrics' system rankings.")
+    add_scoring_arguments(m, default_metric=None)
+    m.add_argument("--trials", type=int, default=2000, metavar="B", help="Tukey HSD trials per metric (2000)")
+    m.add_argument("--splits", type=int, default=1000, metavar="N", help="split-half trials (1000; 0 skips)")
+    m.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
+    m.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    m.add_argument("--families", choices=("model", "all"), default=None,
+                   help="test families: one per browsing model, or all metrics in one (default: per model "
+                        "for Chen & Sakai's grid names, else all)")
+    m.add_argument("--figures", metavar="DIR", action=Once,
+                   help="also write asl.png and similarity.png into DIR (created if needed)")
+    m.add_argument("--quiet", action="store_true", help="no progress bar")
+    m.set_defaults(func=_cmd_meta)
+
+    c = commands.add_parser("compare-qrels", help="compare candidate qrels with ground-truth qrels",
+                            description="Score the runs under the ground truth and the candidate qrels with one "
+                                        "metric, run the same test on each and print the agreement measures "
+                                        "(McKechnie et al. 2025; Otero et al. 2023) as TSV: measure, value.")
+    c.add_argument("--truth", required=True, metavar="QRELS", action=Once, help="ground-truth qrels")
+    c.add_argument("--candidate", required=True, metavar="QRELS", action=Once, help="candidate qrels")
+    c.add_argument("runs", metavar="RUN", nargs="+", help="run files")
+    c.add_argument("-m", "--metric", default="nDCG@10", metavar="METRIC", action=Once,
+                   help="one metric (default nDCG@10; given once: run the command once per metric)")
+    c.add_argument("--gain", metavar="GAIN", help="gain map for metrics that do not set one")
+    c.add_argument("--cutoff", metavar="K", type=int)
+    c.add_argument("--depth", metavar="H", type=depth_value)
+    c.add_argument("--stop", action="store_true")
+    add_trec_eval_arguments(c)
+    c.add_argument("--test", default="tukey", choices=("tukey", "t-test", "t-test-holm", "t-test-bonferroni",
+                                                       "parametric-tukey"), help="pairwise test (default tukey)")
+    c.add_argument("--trials", type=int, default=10_000, metavar="B", help="Tukey HSD trials (10000)")
+    c.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
+    c.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    c.add_argument("--direction-aware", action="store_true",
+                   help="a pair significant under both with opposite signs counts as FP")
+    c.add_argument("--kappa-threshold", type=float, metavar="G", help="Cohen's kappa on binary labels (grade >= G)")
+    c.add_argument("--kappa-weights", choices=("linear", "quadratic"), help="weighted Cohen's kappa")
+    c.add_argument("--topics", choices=("common", "truth"), default="common",
+                   help="common (default): test the truth on the candidate's topics too; truth: on all its topics")
+    c.add_argument("--pairs", metavar="FILE", action=Once,
+                   help="also write the pair-level detail (TSV) to FILE ('-': stdout); not an input file")
+    c.set_defaults(func=_cmd_compare)
+
+    s = commands.add_parser("compare", help="compare systems: means, CIs and significance marks per metric",
+                            description="Score the runs with cwla and print, per metric and system, the mean over "
+                                        "the topics, its t-based 1 - alpha confidence interval (with --baseline "
+                                        "also the paired effect size d_z against it) and significance: against --baseline (each run vs the baseline, "
+                                        "--correction over those comparisons) or of all pairs (default: paired "
+                                        "randomised Tukey HSD). As TSV (default), Markdown or LaTeX.")
+    add_scoring_arguments(s, default_metric=None)
+    s.add_argument("--baseline", metavar="RUN", action=Once,
+                   help="the baseline run: its name (file name without .gz) or one of the RUN files as given; "
+                        "default: compare all pairs")
+    s.add_argument("--test", default="tukey", choices=("tukey", "parametric-tukey", "t-test", "randomisation",
+                                                       "bootstrap"),
+                   help="the significance test (default tukey: paired randomised Tukey HSD)")
+    s.add_argument("--correction", default="none", choices=("none", "holm", "bonferroni", "bh"),
+                   help="multiple-comparison correction of t-test / randomisation / bootstrap p-values, per "
+                        "metric over the comparisons with the baseline (or all pairs); none with a Tukey HSD")
+    s.add_argument("--alpha", type=float, default=0.05, metavar="A",
+                   help="significance level; the intervals are 1 - A (default 0.05)")
+    s.add_argument("--trials", type=int, default=10_000, metavar="B",
+                   help="trials of the resampling tests (default 10000)")
+    s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    s.add_argument("--plus-one", action="store_true",
+                   help="randomised p = (count + 1) / (B + 1) instead of count / B (never 0)")
+    s.add_argument("--format", default="tsv", choices=("tsv", "markdown", "latex"),
+                   help="tsv (default; one line per metric and system), markdown or latex (a table float)")
+    s.add_argument("--digits", type=int, default=4, metavar="N",
+                   help="decimals of the means in the markdown and latex tables (default 4)")
+    s.set_defaults(func=_cmd_compare_systems)
+    return parser
+
+
+def _cmd_tukey(args) -> int:
+    from .._params import n_trials as trials_value
+    from ..stats.matrix import finite_sums, score_matrix
+    from ..stats.memory import null_memory
+    from ..stats.rng import seed_value
+    from ..stats.tukey import tukey_test
+    from .io import read_matrix
+
+    B = trials_value(args.trials, "--trials")
+    null_memory(B, "--trials")  # the command's one memory check, before the matrix is read
+    X, systems = read_matrix(args.matrix)
+    X, systems = score_matrix(X, systems=systems)
+    finite_sums(X, "randomised Tukey HSD")
+    result = tukey_test(X, systems, B, seed_value(args.seed), plus_one=args.plus_one)
+    frame = result.to_frame()
+    lines = ["system_a\tsystem_b\tdiff\tpvalue"]
+    lines += [f"{a}\t{b}\t{d:.6f}\t{p:.6g}" for a, b, d, p in
+              zip(frame.system_a, frame.system_b, frame["diff"], frame.pvalue)]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _cmd_meta(args) -> int:
+    from ..metrics.meta import meta_evaluate
+
+    metrics, options = scoring_options(args, default_metric=None)
+    if args.figures:
+        check_outputs([("--figures", os.path.join(args.figures, name)) for name in FIGURES], _inputs(args))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = meta_evaluate(args.qrels, args.runs, metrics, n_trials=args.trials, n_splits=args.splits,
+                               alpha=args.alpha, seed=args.seed, progress=not args.quiet,
+                               families=args.families, **options)
+    summary = report.to_frame()
+    out = [f"# meta-evaluation: {len(report.labels)} metrics, {len(report.evaluation.runs)} runs, "
+           f"{len(report.evaluation.topics)} topics; randomised Tukey HSD B={args.trials}, alpha={args.alpha}, "
+           f"split-half {args.splits} splits, seed {args.seed}"]
+    out.append(summary.to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
+    out.append("")
+    if report.family_consistency is not None:
+        out.append("# split-half consistency within each family (Chen & Sakai's Table 3): rank and metrics of "
+                   "its family it significantly outperforms")
+        out.append(report.table3().to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
+        out.append("")
+    out.append("# Kendall tau-b between the metrics' system rankings")
+    out.append(report.similarity.to_frame().to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
+    sys.stdout.write("\n".join(out) + "\n")
+    if args.figures:
+        _figures(report, args.figures)
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    for line in topic_notes(report.evaluation, PROG):
+        print(line, file=sys.stderr)
+    return 0
+
+
+def _cmd_compare(args) -> int:
+    from ..qrels.compare import COUNTS, compare_qrels
+
+    check_outputs([("--pairs", args.pairs)], _inputs(args))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = compare_qrels(args.truth, args.candidate, args.runs, args.metric, test=args.test,
+                               alpha=args.alpha, n_trials=args.trials, seed=args.seed,
+                               direction_aware=args.direction_aware, kappa_threshold=args.kappa_threshold,
+                               kappa_weights=args.kappa_weights, topics=args.topics, **evaluation_options(args))
+    lines = ["measure\tvalue"]
+    for measure, value in result.measures.items():
+        lines.append(f"{measure}\t{int(value) if measure in COUNTS else _number(value)}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    if args.pairs:
+        text = result.pairs.to_csv(sep="\t", index=False, float_format="%.6f")
+        if args.pairs == "-":
+            sys.stdout.write("\n" + text)
+        else:
+            atomic_write_text(args.pairs, text)
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    m = result.measures
+    if m["topics_candidate"] != m["topics_truth"] or args.topics == "truth":
+        print(f"{PROG}: note: ground truth tested on {m['topics_truth']} topics, candidate on "
+              f"{m['topics_candidate']}", file=sys.stderr)
+    return 0
+
+
+def _cmd_compare_systems(args) -> int:
+    from cwla import run_name
+
+    from .systems import compare_systems
+
+    if args.correction != "none" and args.test in ("tukey", "parametric-tukey"):
+        raise ValueError(f"--correction {args.correction} with --test {args.test}: the Tukey HSD already controls "
+                         f"the family-wise error over all pairs; use --correction none, or --test t-test, "
+                         f"randomisation or bootstrap with --correction {args.correction}")
+    if not 0 <= args.digits <= 15:
+        raise ValueError(f"--digits must be an integer in [0, 15], got {args.digits}")
+    metrics, options = scoring_options(args, default_metric=None)
+    baseline = args.baseline
+    if baseline is not None and baseline in args.runs:  # a RUN file as given names its run
+        baseline = run_name(baseline)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = compare_systems(args.qrels, args.runs, metrics, baseline=baseline, test=args.test,
+                                 correction=None if args.correction == "none" else args.correction,
+                                 alpha=args.alpha, n_trials=args.trials, seed=args.seed,
+                                 plus_one=args.plus_one, **options)
+    if args.format == "tsv":
+        text = result.to_frame().to_csv(sep="\t", index=False, float_format="%.6f", na_rep="nan")
+    elif args.format == "markdown":
+        text = result.to_markdown(args.digits)
+    else:
+        text = result.to_latex(args.digits) + "\n"
+    sys.stdout.write(text)
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    return 0
+
+
+def _inputs(args) -> list[tuple[str, str]]:
+    """The files a command reads, each with the name the user gave it (for :func:`cwla.data.files.check_outputs`)."""
+    named = [(label, getattr(args, option, None)) for label, option in
+             (("QRELS", "qrels"), ("--truth", "truth"), ("--candidate", "candidate"), ("MATRIX", "matrix"))]
+    return named + [("RUN", run) for run in getattr(args, "runs", None) or ()]
+
+
+def _number(value) -> str:
+    """A measure with 6 decimals, NaN as 'nan'."""
+    value = float(value)
+    return "nan" if value != value else f"{value:.6f}"
+
+
+#: the files ``meta --figures DIR`` writes into DIR
+FIGURES = ("asl.png", "similarity.png")
+
+
+def _figures(report, directory) -> None:
+    """Write the ASL curves and the similarity heatmap as PNG files into ``directory`` (created if needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(directory, exist_ok=True)
+    paths = [os.path.join(directory, name) for name in FIGURES]
+    for path, plot in zip(paths, (report.plot_asl, report.plot_similarity)):
+        figure = plot().figure
+        with atomic_write(path, "wb") as fh:
+            figure.savefig(fh, format="png", dpi=150, bbox_inches="tight")
+        plt.close(figure)
+    print(f"{PROG}: wrote {' and '.join(paths)}", file=sys.stderr)

@@ -1,0 +1,100 @@
+"""Discriminative power and ASL curves (Sakai 2006, SIGIR; Chen & Sakai 2023, Figure 4).
+
+Discriminative power of a metric = #{system pairs with p < alpha} / C(m, 2),
+strict <, from one pairwise test (randomised Tukey HSD by default). The ASL
+curve plots every pair's p-value (achieved significance level), sorted
+ascending, against the pair's rank: the lower the curve, the more pairs the
+metric separates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .._params import alpha_level
+from ..errors import DiscpowerError
+from ..typing import Tests
+from .result import PairwiseTest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = ["discriminative_power", "asl_curves", "plot_asl_curves"]
+
+
+def _named_tests(tests) -> list[tuple[str, PairwiseTest]]:
+    if isinstance(tests, PairwiseTest):
+        return [("metric", tests)]
+    if isinstance(tests, Mapping):
+        items = [(str(k), v) for k, v in tests.items()]
+    elif isinstance(tests, Sequence):
+        items = [(f"metric{i + 1}", t) for i, t in enumerate(tests)]
+    else:
+        raise DiscpowerError(f"tests must be a PairwiseTest, a list of them or a dict {{label: test}}; "
+                             f"got {type(tests).__name__}")
+    for label, test in items:
+        if not isinstance(test, PairwiseTest):
+            raise DiscpowerError(f"tests[{label!r}] is a {type(test).__name__}, not a PairwiseTest")
+    if not items:
+        raise DiscpowerError("no tests given")
+    return items
+
+
+def discriminative_power(tests: Tests, alpha: float = 0.05) -> pd.DataFrame:
+    """One row per metric: ``metric, discriminative_power, significant_pairs, pairs, delta``.
+
+    ``tests``: a dict {label: PairwiseTest} (or a list, or one test). ``delta`` is
+    Delta_alpha for randomisation tests (NaN otherwise).
+    """
+    alpha = alpha_level(alpha)
+    rows = []
+    for label, test in _named_tests(tests):
+        p = test.pair_pvalues()
+        rows.append({
+            "metric": label,
+            "discriminative_power": test.discriminative_power(alpha),
+            "significant_pairs": int(np.sum(p < alpha)),
+            "pairs": len(p),
+            "delta": test.delta(alpha) if test.null_distribution is not None else np.nan,
+        })
+    return pd.DataFrame(rows)
+
+
+def asl_curves(tests: Tests) -> pd.DataFrame:
+    """Long frame ``metric, rank, pvalue``: each metric's pair p-values sorted ascending (rank 1 = smallest)."""
+    parts = []
+    for label, test in _named_tests(tests):
+        curve = test.asl_curve()
+        parts.append(pd.DataFrame({"metric": label, "rank": np.arange(1, len(curve) + 1), "pvalue": curve}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05,
+                    ylim: tuple[float, float] | None = (0.0, 0.1), legend: bool = True) -> Axes:
+    """Chen & Sakai's Figure 4: one ASL curve per metric (p-value against system pair rank sorted by p).
+
+    ``ylim=(0, 0.1)`` zooms on the region where pairs become significant (None: the full [0, 1]);
+    a dotted line marks ``alpha``. Returns the matplotlib Axes.
+    """
+    import matplotlib.pyplot as plt
+
+    alpha = alpha_level(alpha)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4.5))
+    named = _named_tests(tests)
+    styles = ["-", "--", "-.", ":"]
+    for k, (label, test) in enumerate(named):
+        curve = test.asl_curve()
+        ax.plot(np.arange(1, len(curve) + 1), curve, styles[(k // 10) % len(styles)], lw=1.2, label=label)
+    ax.axhline(alpha, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("system pairs sorted by p-value")
+    ax.set_ylabel("achieved significance level (p-value)")
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    if legend:
+        ax.legend(fontsize="x-small", ncol=3 if len(named) > 12 else 1, frameon=False)
+    return ax

@@ -1,0 +1,596 @@
+"""Pairwise significance tests beside the randomised Tukey HSD, all returning :class:`PairwiseTest`.
+
+* :func:`paired_t_test` -- Student's paired t-test of every pair, optionally with a
+  Holm or Bonferroni correction over the C(m, 2) pairs.
+* :func:`parametric_tukey_hsd` -- Sakai's paired Tukey HSD: the residual variance of
+  a two-way ANOVA without replication (systems x topics) and the studentized range
+  distribution (Sakai 2018, *Laboratory Experiments in Information Retrieval*, ch. 4).
+* :func:`fisher_randomisation` -- the two-system randomisation (sign-flip) test of
+  the mean difference, randomised or exact (Smucker, Allan & Carterette, CIKM 2007).
+* :func:`paired_bootstrap` -- Sakai's paired bootstrap test of the mean difference
+  (Sakai, SIGIR 2006, "Evaluating evaluation metrics based on the bootstrap").
+
+In every result ``diff[i, j]`` is mean(system i) - mean(system j) over the topics,
+``pvalue`` is symmetric with NaN on the diagonal, and the resampling tests record
+``null_distribution``, ``n_resamples`` and ``seed``. The resampling kernels draw
+each trial's numbers from a stream seeded by (seed, trial) (:mod:`discpower.stats.rng`),
+so a seed gives bit-identical p-values whatever the number of numba threads.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numba import prange
+
+from cwla._shared import jit
+
+from .._params import n_trials as trials_value
+from ..errors import DiscpowerError
+from ..typing import ArrayLike, Matrix, Seed
+from .matrix import finite_sums, score_matrix
+from .memory import null_memory
+from .result import PairwiseTest
+from .rng import next_below, seed_value, trial_state
+from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges, tukey_test
+
+__all__ = ["significance_test", "check_test", "TESTS", "fisher_test", "bootstrap_test", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "paired_bootstrap",
+           "MAX_EXACT_TOPICS", "adjust_pvalues"]
+
+#: the largest number of topics for which ``fisher_randomisation(exact=True)`` enumerates the 2^n sign flips
+MAX_EXACT_TOPICS = 24
+_CHUNK = 64  # trials per parallel task (fixed, so the split of the work never depends on the threads)
+_EXACT_CHUNK = 4096  # sign-flip masks per parallel task of the exact test
+_CORRECTIONS = (None, "holm", "bonferroni")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _square(values, i, j, m, *, antisymmetric=False, diagonal=np.nan):
+    """An (m, m) matrix with ``values`` at (i, j) and mirrored at (j, i)."""
+    out = np.zeros((m, m))
+    out[i, j] = values
+    out[j, i] = -values if antisymmetric else values
+    np.fill_diagonal(out, diagonal)
+    return out
+
+
+def _mean_diff(X):
+    """(means, diff) with means = column sums / n (topic order, as the randomised tests)."""
+    means = column_sums(X) / X.shape[0]
+    return means, means[:, None] - means[None, :]
+
+
+def adjust_pvalues(p: ArrayLike, correction: str | None) -> np.ndarray:
+    """Adjust a family of p-values for multiple comparisons.
+
+    Parameters
+    ----------
+    p : array-like of float
+        The unadjusted p-values of the family (here the C(m, 2) pairs).
+    correction : {None, "holm", "bonferroni", "bh"}
+        ``"bonferroni"``: ``min(1, k p_i)`` with k the family size.
+        ``"holm"`` (Holm 1979, step-down, family-wise error rate): with
+        ``p_(1) <= ... <= p_(k)``, ``p~_(r) = min(1, max_{s <= r} (k - s + 1) p_(s))`` --
+        the running maximum keeps the adjusted values in the order of the raw ones.
+        ``"bh"`` (Benjamini & Hochberg 1995, step-up, false discovery rate):
+        ``p~_(r) = min(1, min_{s >= r} k p_(s) / s)``; rejecting ``p~ < alpha`` is the
+        BH procedure at level alpha (statsmodels' ``fdr_bh``).
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the input order (ties keep their order).
+
+    References
+    ----------
+    Holm, "A simple sequentially rejective multiple test procedure", Scand. J. Stat. 6, 1979.
+    Benjamini & Hochberg, "Controlling the false discovery rate: a practical and powerful approach
+    to multiple testing", J. R. Stat. Soc. B 57, 1995.
+    """
+    if correction not in _CORRECTIONS + ("bh",):
+        raise DiscpowerError(f"The 'correction' parameter must be one of None, 'holm', 'bonferroni' or 'bh'. "
+                             f"Got {correction!r} instead.")
+    p = np.asarray(p, dtype=np.float64)
+    k = p.size
+    if correction is None or k == 0:
+        return p.copy()
+    if correction == "bonferroni":
+        return np.minimum(1.0, k * p)
+    order = np.argsort(p, kind="stable")
+    if correction == "bh":
+        ranked = k * p[order] / np.arange(1, k + 1)
+        stepped = np.minimum.accumulate(ranked[::-1])[::-1]
+    else:
+        stepped = np.maximum.accumulate((k - np.arange(k)) * p[order])
+    out = np.empty(k)
+    out[order] = np.minimum(1.0, stepped)
+    return out
+
+
+# ----------------------------------------------------------------------------- paired t-test
+
+def paired_t_test(X: Matrix, *, systems: Sequence[str] | None = None, correction: str | None = None) -> PairwiseTest:
+    """Two-sided paired t-test of every pair of systems (Student 1908).
+
+    For systems i and j with per-topic differences ``d_t = X[t, i] - X[t, j]``::
+
+        t_ij = dbar / (s_d / sqrt(n)),   s_d^2 = sum (d_t - dbar)^2 / (n - 1)
+        p_ij = 2 P(T_{n-1} >= |t_ij|)
+
+    computed by :func:`scipy.stats.ttest_rel` (vectorised over the pairs), so the
+    values are scipy's.
+
+    Zero variance of the differences (all d_t exactly equal): scipy gives
+    t = +-inf, p = 0 when the common difference is non-zero -- kept -- and
+    t = NaN, p = NaN when the two systems have identical scores on every topic.
+    So that NaN never leaks, identical pairs get ``statistic = 0`` and
+    ``pvalue = 1`` (no evidence of a difference). These pairs are decided without
+    calling scipy, so its "precision loss" warning does not fire for them.
+    Differences that are equal only up to rounding (e.g. ``x`` and ``x - 0.1``)
+    are not constant: scipy warns about precision loss and returns a huge |t| and a
+    p-value near 0.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_topics, n_systems)
+        Scores, one row per topic, one column per system.
+    systems : sequence of str, optional
+        System names (default: the DataFrame's columns, or S1..Sm).
+    correction : {None, "holm", "bonferroni"}
+        Multiple-comparison adjustment of the C(m, 2) p-values (see
+        :func:`adjust_pvalues`); None reports the per-pair p-values.
+
+    Returns
+    -------
+    PairwiseTest
+        ``statistic[i, j]`` = t_ij (antisymmetric: t_ji = -t_ij), ``pvalue`` the
+        (adjusted) two-sided p-values.
+
+    References
+    ----------
+    Sakai, *Laboratory Experiments in Information Retrieval*, Springer 2018, ch. 2.
+    Holm, "A simple sequentially rejective multiple test procedure", Scand. J. Stat. 1979.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.7, 0.5, 0.0], [0.3, 0.1, 0.0], [0.2, 0.0, 0.2], [0.6, 0.2, 0.1]])
+    >>> res = paired_t_test(X, correction="holm")
+    >>> res.pvalue.shape, res.method
+    ((3, 3), 'paired t-test (holm)')
+    """
+    if correction not in _CORRECTIONS:
+        raise DiscpowerError(f"The 'correction' parameter must be one of None, 'holm' or 'bonferroni'. "
+                             f"Got {correction!r} instead.")
+    X, names = score_matrix(X, systems=systems)
+    finite_sums(X, "paired t-test", squares=True)
+    n, m = X.shape
+    i, j = np.triu_indices(m, k=1)
+    D = X[:, i] - X[:, j]
+    constant = np.all(D == D[:1], axis=0)  # zero variance: scipy's answer without its precision warning
+    t = np.where(D[0] == 0.0, 0.0, np.copysign(np.inf, D[0]))
+    p = np.where(D[0] == 0.0, 1.0, 0.0)
+    varying = ~constant
+    if varying.any():
+        import scipy.stats  # here, not at import time: scipy.stats costs about 0.5 s to import
+
+        res = scipy.stats.ttest_rel(X[:, i[varying]], X[:, j[varying]], axis=0)
+        t[varying] = res.statistic
+        p[varying] = res.pvalue
+    if np.isnan(p).any():  # cannot happen for finite scores; never let it pass silently
+        k = int(np.flatnonzero(np.isnan(p))[0])
+        raise DiscpowerError(f"the t-test of {names[i[k]]} vs {names[j[k]]} gave a NaN p-value")
+    p = adjust_pvalues(p, correction)
+    _, diff = _mean_diff(X)
+    method = "paired t-test" if correction is None else f"paired t-test ({correction})"
+    return PairwiseTest(method=method, systems=names, diff=diff,
+                        statistic=_square(t, i, j, m, antisymmetric=True, diagonal=0.0),
+                        pvalue=_square(p, i, j, m), n_topics=n, means=X.mean(axis=0))
+
+
+# ----------------------------------------------------------------------------- parametric Tukey HSD
+
+def studentized_ranges(X: Matrix) -> tuple[np.ndarray, np.ndarray, int]:
+    """The paired Tukey HSD's statistics of a checked matrix: (diff, q, dof) with ``diff[i, j]`` =
+    mean i - mean j, ``q[i, j]`` = |diff| / sqrt(V_E / n) (0 on the diagonal; inf where V_E = 0 and
+    the means differ) and dof = (m - 1)(n - 1). See :func:`parametric_tukey_hsd`."""
+    n, m = X.shape
+    _, diff = _mean_diff(X)
+    residual = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
+    dof = (m - 1) * (n - 1)
+    v_e = float(np.sum(residual * residual)) / dof
+    absdiff = np.abs(diff)
+    if v_e > 0.0:
+        q = absdiff / math.sqrt(v_e / n)
+    else:
+        q = np.where(absdiff == 0.0, 0.0, np.inf)
+    np.fill_diagonal(q, 0.0)
+    return diff, q, dof
+
+
+def parametric_tukey_hsd(X: Matrix, *, systems: Sequence[str] | None = None) -> PairwiseTest:
+    """Sakai's paired (two-way ANOVA) Tukey HSD test of every pair of systems.
+
+    The topics are a blocking factor: with system means ``xbar_.j``, topic means
+    ``xbar_t.`` and grand mean ``xbar..`` of the n x m matrix,
+
+    ::
+
+        V_E  = sum_{t,j} (x_tj - xbar_t. - xbar_.j + xbar..)^2 / ((m - 1)(n - 1))
+        q_ij = |xbar_.i - xbar_.j| / sqrt(V_E / n)
+        p_ij = P(Q_{m, (m-1)(n-1)} >= q_ij)     (scipy.stats.studentized_range.sf)
+
+    V_E is the residual mean square of the two-way ANOVA without replication, so
+    the test is paired; the unpaired :func:`scipy.stats.tukey_hsd` (one-way ANOVA,
+    df m(n - 1)) is a different, less powerful test. On Sakai's Table 5.1 this
+    test gives p(A,B) = .2567, p(A,C) = .0957, p(B,C) = .8550 where the unpaired
+    one gives .3941 / .1958 / .9001.
+
+    If V_E = 0 (the scores are exactly additive in system and topic) a pair with
+    equal means gets q = 0, p = 1 and any other pair q = inf, p = 0.
+
+    scipy evaluates the studentized range distribution by numerical integration
+    (a few milliseconds per distinct q at m = 60): the p-values are computed once
+    per distinct q value.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_topics, n_systems)
+        Scores, one row per topic, one column per system.
+    systems : sequence of str, optional
+        System names (default: the DataFrame's columns, or S1..Sm).
+
+    Returns
+    -------
+    PairwiseTest
+        ``statistic[i, j]`` = q_ij (symmetric, 0 on the diagonal).
+
+    References
+    ----------
+    Sakai, *Laboratory Experiments in Information Retrieval*, Springer 2018, ch. 4
+    (Tukey HSD with paired observations); Tukey 1949.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.7, 0.5, 0.0], [0.3, 0.1, 0.0], [0.2, 0.0, 0.2], [0.6, 0.2, 0.1]])
+    >>> res = parametric_tukey_hsd(X, systems=["A", "B", "C"])
+    >>> res.to_frame()[["system_a", "system_b"]].values.tolist()
+    [['A', 'B'], ['A', 'C'], ['B', 'C']]
+    """
+    X, names = score_matrix(X, systems=systems)
+    finite_sums(X, "parametric Tukey HSD", squares=True)
+    n, m = X.shape
+    diff, q, dof = studentized_ranges(X)
+    i, j = np.triu_indices(m, k=1)
+    values, inverse = np.unique(q[i, j], return_inverse=True)
+    import scipy.stats  # here, not at import time: scipy.stats costs about 0.5 s to import
+
+    p = np.clip(scipy.stats.studentized_range.sf(values, m, dof), 0.0, 1.0)[inverse]
+    np.fill_diagonal(q, 0.0)
+    return PairwiseTest(method="parametric Tukey HSD", systems=names, diff=diff, statistic=q,
+                        pvalue=_square(p, i, j, m), n_topics=n, means=X.mean(axis=0))
+
+
+# ----------------------------------------------------------------------------- two systems
+
+def _two_systems(x, y, systems, func):
+    """Validate (x, y) or a 2-column x: an (n, 2) float matrix and two names."""
+    if y is None:
+        if not (hasattr(x, "to_numpy") and hasattr(x, "columns")) and np.ndim(x) == 1:
+            raise DiscpowerError(f"{func} compares two systems: pass two score vectors x and y, or one "
+                                 f"topics x 2 matrix; got a single vector and y=None")
+        X, names = score_matrix(x, systems=systems, min_systems=2)
+        if X.shape[1] != 2:
+            raise DiscpowerError(f"{func} compares exactly two systems, X has {X.shape[1]} columns; "
+                                 f"use randomised_tukey_hsd for more than two")
+        return X, names
+    cols = []
+    for label, v in (("x", x), ("y", y)):
+        try:
+            arr = np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise DiscpowerError(f"{label} must be a vector of scores (one per topic): {err}") from None
+        if arr.ndim != 1:
+            raise DiscpowerError(f"with y given, x and y must be 1-dimensional score vectors; {label} has "
+                                 f"shape {arr.shape}")
+        cols.append(arr)
+    if cols[0].shape != cols[1].shape:
+        raise DiscpowerError(f"x and y must score the same topics: x has {cols[0].size} scores, "
+                             f"y has {cols[1].size}")
+    if systems is None:
+        systems = [getattr(v, "name", None) for v in (x, y)]
+        if not all(isinstance(s, str) and s for s in systems) or systems[0] == systems[1]:
+            systems = None
+    return score_matrix(np.column_stack(cols), name="(x, y)", systems=systems)
+
+
+@jit(parallel=True)
+def _exact_flip_count(X, threshold):
+    """#{masks in [0, 2^n) : |S0 - S1| / n >= threshold}, topic t's scores swapped where bit t is set."""
+    n = X.shape[0]
+    total = np.int64(1) << np.int64(n)
+    n_chunks = (total + _EXACT_CHUNK - 1) // _EXACT_CHUNK
+    counts = np.zeros(n_chunks, dtype=np.int64)
+    for c in prange(n_chunks):
+        k = np.int64(0)
+        for mask in range(c * _EXACT_CHUNK, min((c + 1) * _EXACT_CHUNK, total)):
+            s0 = 0.0
+            s1 = 0.0
+            for t in range(n):
+                if (mask >> t) & 1:
+                    s0 += X[t, 1]
+                    s1 += X[t, 0]
+                else:
+                    s0 += X[t, 0]
+                    s1 += X[t, 1]
+            if abs(s0 - s1) / n >= threshold:
+                k += 1
+        counts[c] = k
+    return counts.sum()
+
+
+def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
+                         systems: Sequence[str] | None = None, exact: bool = False,
+                         plus_one: bool = False) -> PairwiseTest:
+    """Fisher's randomisation (permutation) test of the mean difference of two systems.
+
+    Under the null hypothesis the labels of each topic's two scores are
+    exchangeable, so relabelling a topic flips the sign of its difference. With
+    column sums S_1, S_2 over the n topics::
+
+        d = |S_1 - S_2| / n
+        for b in 1..B: swap each topic's two scores with probability 1/2;
+                       r_b = |S*_1 - S*_2| / n
+        p = #{b : r_b >= d - 1e-10} / B        (plus_one: (count + 1) / (B + 1))
+
+    This is the randomised Tukey HSD with m = 2 (the same kernel,
+    :func:`discpower.stats.tukey.null_ranges`, and the same 1e-10 tie tolerance: scores
+    sit on grids, so ties between d and r_b are exact and must not be broken by
+    rounding).
+
+    ``exact=True`` enumerates all 2^n relabellings instead (n <= 24) and counts the
+    observed one, as exact tests do::
+
+        p = #{flips : r >= d - 1e-10} / 2^n
+
+    Parameters
+    ----------
+    x : array-like of shape (n_topics,), or (n_topics, 2) matrix / DataFrame
+        Scores of the first system, or both systems as two columns (then y is None).
+    y : array-like of shape (n_topics,), optional
+        Scores of the second system on the same topics.
+    n_trials : int
+        B, the number of random relabellings (ignored when ``exact``).
+    seed : int, numpy Generator or None
+        Same seed, same p-value, whatever the number of threads (None draws one
+        and records it in the result).
+    systems : sequence of two str, optional
+        Names (default: the DataFrame's columns or the Series' names, else S1, S2).
+    exact : bool
+        Enumerate the 2^n sign flips (n <= 24) instead of sampling.
+    plus_one : bool
+        p = (count + 1) / (B + 1) instead of count / B (randomised test only).
+
+    Returns
+    -------
+    PairwiseTest
+        2 x 2; ``statistic`` = d. The randomised test records the r_b as
+        ``null_distribution``; the exact test records no null distribution, seed or
+        ``n_resamples`` (its p-value is a multiple of 1 / 2^n).
+
+    References
+    ----------
+    Fisher, *The Design of Experiments*, 1935; Smucker, Allan & Carterette, "A
+    comparison of statistical significance tests for information retrieval
+    evaluation", CIKM 2007; Sakai, *Laboratory Experiments in IR*, 2018, ch. 4.
+
+    Examples
+    --------
+    >>> x = [0.7, 0.3, 0.2, 0.6, 0.4]
+    >>> y = [0.5, 0.1, 0.0, 0.2, 0.4]
+    >>> float(fisher_randomisation(x, y, exact=True).pvalue[0, 1])  # all signs equal: 4 of 2^5 flips
+    0.125
+    """
+    X, names = _two_systems(x, y, systems, "fisher_randomisation")
+    finite_sums(X, "Fisher randomisation")
+    B = seed_ = None
+    if not exact:
+        B = trials_value(n_trials)
+        null_memory(B, "The 'n_trials' parameter")
+        seed_ = seed_value(seed)
+    return fisher_test(X, names, B, seed_, plus_one=plus_one, exact=exact)
+
+
+def fisher_test(X: np.ndarray, systems: tuple, n_trials: int | None, seed: int | None, *, plus_one: bool = False,
+                exact: bool = False) -> PairwiseTest:
+    """:func:`fisher_randomisation` on a checked (n, 2) matrix and checked trials and seed (None if exact)."""
+    names, B = systems, n_trials
+    n = X.shape[0]
+    S = column_sums(X)
+    d = abs(S[0] - S[1]) / n
+    means = S / n
+    diff = means[:, None] - means[None, :]
+    stat = np.array([[0.0, d], [d, 0.0]])
+    if exact:
+        if n > MAX_EXACT_TOPICS:
+            raise DiscpowerError(f"exact=True enumerates 2^n sign flips and allows n <= {MAX_EXACT_TOPICS} "
+                                 f"topics; got n = {n} (use the randomised test, exact=False)")
+        count = int(_exact_flip_count(X, d - TIE_TOLERANCE))
+        p = count / float(2**n)
+        return PairwiseTest(method="exact Fisher randomisation", systems=names, diff=diff, statistic=stat,
+                            pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
+                            means=X.mean(axis=0))
+    null = null_ranges(X, B, np.uint64(seed))
+    p = float(exceedance_pvalues(d, null, plus_one=plus_one))
+    return PairwiseTest(method="Fisher randomisation", systems=names, diff=diff, statistic=stat,
+                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
+                        null_distribution=null, n_resamples=B, seed=seed, means=X.mean(axis=0))
+
+
+# ----------------------------------------------------------------------------- paired bootstrap
+
+@jit(parallel=True)
+def bootstrap_null(w, n_trials, seed):
+    """|z*_b| for b = 0..n_trials-1: z of a with-replacement sample of w (0 if the sample is constant)."""
+    n = w.shape[0]
+    out = np.empty(n_trials)
+    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    root_n = math.sqrt(n)
+    for c in prange(n_chunks):
+        sample = np.empty(n)
+        for b in range(c * _CHUNK, min((c + 1) * _CHUNK, n_trials)):
+            state = trial_state(seed, b)
+            bits = np.uint64(0)
+            have = 0
+            total = 0.0
+            for k in range(n):
+                state, bits, have, j = next_below(state, bits, have, n)
+                v = w[j]
+                sample[k] = v
+                total += v
+            mean = total / n
+            ss = 0.0
+            lo = sample[0]
+            hi = sample[0]
+            for k in range(n):
+                e = sample[k] - mean
+                ss += e * e
+                if sample[k] < lo:
+                    lo = sample[k]
+                if sample[k] > hi:
+                    hi = sample[k]
+            if lo == hi:
+                # a constant resample: z* is 0 for all zeros and infinite otherwise (its spread is 0)
+                out[b] = 0.0 if lo == 0.0 else np.inf
+            else:
+                out[b] = abs(mean / (math.sqrt(ss / (n - 1)) / root_n))
+    return out
+
+
+def _z(d):
+    """dbar / (s_d / sqrt(n)), summed in topic order; 0 for d all 0, +-inf for a constant non-zero d."""
+    n = d.shape[0]
+    mean = float(np.sum(d)) / n
+    if d.min() == d.max():
+        return 0.0 if d[0] == 0.0 else math.copysign(math.inf, d[0])
+    sd = math.sqrt(float(np.sum((d - mean) ** 2)) / (n - 1))
+    return mean / (sd / math.sqrt(n))
+
+
+def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
+                     systems: Sequence[str] | None = None, plus_one: bool = False) -> PairwiseTest:
+    """Sakai's paired bootstrap hypothesis test of the mean difference of two systems.
+
+    With per-topic differences ``d_t = x_t - y_t`` (t = 1..n)::
+
+        z    = dbar / (s_d / sqrt(n)),      s_d^2 = sum (d_t - dbar)^2 / (n - 1)
+        w_t  = d_t - dbar                   (the differences shifted to obey the null)
+        for b in 1..B: w*_b = n draws from w with replacement;
+                       z*_b = mean(w*_b) / (s(w*_b) / sqrt(n))   (0 when w*_b is constant)
+        p    = #{b : |z*_b| >= |z| - 1e-10} / B                  (two-sided ASL)
+
+    (Sakai's paper counts |z*_b| >= |z|; the 1e-10 tolerance is the package's tie
+    rule, as in the randomisation tests.) Identical systems (d = 0 everywhere) get
+    z = 0 and p = 1; a constant non-zero difference gives |z| = inf and p = 0.
+
+    Each trial b draws its indices from the counter-based stream seeded by
+    (seed, b), so a seed gives bit-identical p-values whatever the number of threads.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_topics,), or (n_topics, 2) matrix / DataFrame
+        Scores of the first system, or both systems as two columns (then y is None).
+    y : array-like of shape (n_topics,), optional
+        Scores of the second system on the same topics.
+    n_trials : int
+        B, the number of bootstrap samples (Sakai used B = 1000).
+    seed : int, numpy Generator or None
+        The seed of the resampling (None draws one and records it).
+    systems : sequence of two str, optional
+        Names (default: the DataFrame's columns or the Series' names, else S1, S2).
+    plus_one : bool
+        p = (count + 1) / (B + 1) instead of count / B.
+
+    Returns
+    -------
+    PairwiseTest
+        2 x 2; ``statistic[0, 1]`` = z (antisymmetric: ``statistic[1, 0]`` = -z);
+        ``null_distribution`` = the |z*_b|, so ``delta(alpha)`` is the critical |z|.
+
+    References
+    ----------
+    Sakai, "Evaluating evaluation metrics based on the bootstrap", SIGIR 2006
+    (Figure 1, the paired bootstrap test); Efron & Tibshirani, *An Introduction to
+    the Bootstrap*, 1993, section 16.
+
+    Examples
+    --------
+    >>> x = [0.7, 0.3, 0.2, 0.6, 0.4, 0.4, 0.0, 0.7]
+    >>> y = [0.5, 0.1, 0.0, 0.2, 0.4, 0.3, 0.0, 0.5]
+    >>> res = paired_bootstrap(x, y, n_trials=1000, seed=1)
+    >>> res.n_resamples, res.null_distribution.shape
+    (1000, (1000,))
+    """
+    X, names = _two_systems(x, y, systems, "paired_bootstrap")
+    finite_sums(X, "paired bootstrap", squares=True)
+    B = trials_value(n_trials)
+    null_memory(B, "The 'n_trials' parameter")
+    return bootstrap_test(X, names, B, seed_value(seed), plus_one=plus_one)
+
+
+def bootstrap_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = False) -> PairwiseTest:
+    """:func:`paired_bootstrap` on a checked (n, 2) matrix and checked trials and seed."""
+    names, B = systems, n_trials
+    n = X.shape[0]
+    d = X[:, 0] - X[:, 1]
+    z = _z(d)
+    dbar = float(np.sum(d)) / n
+    w = np.ascontiguousarray(d - dbar)
+    null = bootstrap_null(w, B, np.uint64(seed))
+    p = float(exceedance_pvalues(abs(z), null, plus_one=plus_one))
+    _, diff = _mean_diff(X)
+    return PairwiseTest(method="paired bootstrap", systems=names, diff=diff,
+                        statistic=np.array([[0.0, z], [-z, 0.0]]),
+                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
+                        null_distribution=null, n_resamples=B, seed=seed, means=X.mean(axis=0))
+
+
+# ----------------------------------------------------------------------------- a test by its name
+
+#: the tests :func:`significance_test` runs by name (on any number of systems)
+TESTS = ("tukey", "t-test", "t-test-holm", "t-test-bonferroni", "parametric-tukey")
+
+
+def check_test(test, tests=TESTS) -> object:
+    """``test`` if it is one of ``tests`` or a callable (X, systems) -> PairwiseTest, else a DiscpowerError."""
+    if callable(test) or (isinstance(test, str) and test in tests):
+        return test
+    raise DiscpowerError(f"unknown test {test!r}; accepted: {', '.join(tests)} or a callable (X, systems) -> "
+                         f"PairwiseTest")
+
+
+def significance_test(X, systems, test="tukey", *, n_trials=10_000, seed=0) -> PairwiseTest:
+    """Run the named pairwise test on a topics x systems matrix (or call ``test(X, systems)``).
+
+    The resampling's memory is not checked here: the entry point that plans many tests checks it once
+    (:mod:`discpower.stats.memory`)."""
+    if callable(test):
+        result = test(X, systems)
+        if not isinstance(result, PairwiseTest):
+            raise DiscpowerError(f"a test callable must return a PairwiseTest, got {type(result).__name__}")
+        return result
+    if test == "tukey":
+        X, names = score_matrix(X, systems=systems)
+        finite_sums(X, "randomised Tukey HSD")
+        return tukey_test(X, names, trials_value(n_trials), seed_value(seed))
+    if test == "t-test":
+        return paired_t_test(X, systems=systems)
+    if test in ("t-test-holm", "t-test-bonferroni"):
+        return paired_t_test(X, systems=systems, correction=test.rsplit("-", 1)[1])
+    if test == "parametric-tukey":
+        return parametric_tukey_hsd(X, systems=systems)
+    check_test(test)
