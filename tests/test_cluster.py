@@ -27,7 +27,8 @@ import discpower
 from cwla.errors import InputError
 from cwla.runset import open_runs
 from discpower import DiscpowerError
-from discpower import sweeps as S
+from discpower.qrels import executors as E
+from discpower.qrels import sweeps as S
 
 from conftest import SHARED
 
@@ -102,8 +103,8 @@ def _check_remote(grid, in_process, executor, **extra):
     assert len(recording.sizes) == -(-5 // CHUNK)  # 4 generated cells and 1 candidate, 2 a chunk
     assert max(recording.sizes) < MAX_PAYLOAD, (source, recording.sizes)
     # what the same chunks carried before the runs and qrels went by path: megabytes on DL19
-    by_value = len(pickle.dumps(S._Recipe(token="", truth=truth, runs=runs, metrics=("nDCG@10",), labels=None,
-                                          settings={})))
+    by_value = len(pickle.dumps(E.Recipe(token="", truth=truth, runs=runs, metrics="nDCG@10", labels=None,
+                                         options={}, settings={})))
     assert by_value > 50 * max(recording.sizes)
     return recording
 
@@ -115,7 +116,7 @@ def test_a_spawned_process_pool_gives_the_in_process_frame_from_a_few_kb_per_chu
         recording = _check_remote(grid, in_process, pool, store=store)
     recipe = recording.calls[0][0]
     assert os.path.dirname(recipe.runs) == recipe.written and str(store) in recipe.written
-    assert isinstance(recipe.truth, S._Pickled)
+    assert isinstance(recipe.truth, E.Pickled)
     assert list(store.iterdir()) == []  # the sweep's folder is gone
 
 
@@ -250,17 +251,18 @@ def test_paths_and_run_stores_go_by_path_and_nothing_is_written(files, tmp_path)
     assert list(scratch.iterdir()) == []
 
 
-def test_a_thread_pool_shares_this_process_s_comparers_and_writes_nothing(files, monkeypatch):
+def test_a_thread_pool_shares_this_process_s_comparer_and_writes_nothing(files, monkeypatch):
     qrels, runs, _, _ = files
-    monkeypatch.setattr(S._Shipment, "_path", lambda self, name: pytest.fail("a thread pool needs no files"))
+    monkeypatch.setattr(E.Shipment, "_path", lambda self, name: pytest.fail("a thread pool needs no files"))
     built = []
-    real = S._build
-    monkeypatch.setattr(S, "_build", lambda recipe: built.append(1) or real(recipe))
+    real = E.build
+    monkeypatch.setattr(S, "build", lambda recipe: built.append(1) or real(recipe))
+    monkeypatch.setattr(E, "build", lambda recipe: built.append(1) or real(recipe))
     with ThreadPoolExecutor(max_workers=2) as pool:
         discpower.sweep(qrels, runs, generators="sampling", parameters=[0.5], repetitions=4, n_trials=100,
                         executor=pool, chunk_size=1)
     assert len(built) == 1  # built once, here, and shared by the pool's threads
-    assert S._COMPARERS == {}  # and not kept after the sweep
+    assert E._COMPARERS == {}  # and not kept after the sweep
 
 
 def test_a_worker_that_cannot_see_the_sweep_s_files_says_so(files):

@@ -15,7 +15,7 @@ import scipy.stats
 
 import cwla
 from discpower import DiscpowerError, PairwiseTest
-from discpower.consistency import SplitHalfConsistency, _compact_ranks, split_half_consistency, topic_split
+from discpower.consistency import SplitHalfConsistency, compact_ranks, split_half_consistency, topic_split
 from discpower.tukey import randomised_tukey_hsd
 
 # --------------------------------------------------------------------------- plain-Python references
@@ -315,10 +315,10 @@ def test_two_splits_and_odd_topic_count():
     assert res.half_sizes == (4, 5) and res.taus.shape == (2, 3)
 
 
-def test_compact_ranks():
-    assert _compact_ranks([]) == ""
-    assert _compact_ranks([9, 3, 5, 6, 7]) == "3, 5-7, 9"
-    assert _compact_ranks([4]) == "4"
+def testcompact_ranks():
+    assert compact_ranks([]) == ""
+    assert compact_ranks([9, 3, 5, 6, 7]) == "3, 5-7, 9"
+    assert compact_ranks([4]) == "4"
 
 
 # --------------------------------------------------------------------------- bad input

@@ -374,14 +374,6 @@ def test_every_input_form_gives_the_same_qrels(synth, tmp_path):
     assert triples(depth_pool(qrels, [gz], 5)) == triples(depth_pool(qrels, {"x": runs["run01"]}, 5))
 
 
-def test_ranking_is_cached_per_run_set(synth):
-    qrels, runs = synth
-    run_set = cwla.read_runs(runs)
-    first = depth_pool(qrels, run_set, 10)
-    assert run_set in gen._RANKED
-    pd.testing.assert_frame_equal(first, depth_pool(qrels, run_set, 10))
-
-
 # ---------------------------------------------------------------------------
 # errors
 # ---------------------------------------------------------------------------

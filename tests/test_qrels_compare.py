@@ -44,7 +44,7 @@ def test_zero_denominators_give_nan_never_zero(counts, nan):
 
 
 def test_bad_counts():
-    with pytest.raises(DiscpowerError, match="confusion count fp must be a non-negative integer, got -1"):
+    with pytest.raises(DiscpowerError, match="The .fp. parameter must be a non-negative integer .a count.. Got -1 instead."):
         confusion_measures(tp=1, tn=1, fp=-1, fn=0)
 
 

@@ -15,7 +15,7 @@ from cwla._files import atomic_write, atomic_write_text, check_outputs
 from cwla.cli import main as cwla_main
 from cwla.errors import InputError
 from discpower import DiscpowerError
-from discpower import _validate
+from discpower.stats import memory as _validate
 from discpower.cli import main
 
 
@@ -292,12 +292,13 @@ def test_commands_check_trials_before_reading(one_mib, capsys, tmp_path, trec):
                         "fewer trials (about 65,536 fit)")
     code, _, err = _run(capsys, "compare-qrels", "--truth", missing, "--candidate", candidate, *run_paths,
                         "--trials", 10**6)
-    _refused(code, err, "--trials (1,000,000 trials;")
+    _refused(code, err, "discpower: error: The 'n_trials' parameter (1,000,000 trials; the null distribution and its "
+                        "sorted copy take 16 bytes a trial, 2 tests at once) needs about 30.5 MiB")
     code, _, err = _run(capsys, "meta", missing, *run_paths, "-m", "AP", "-m", "P@5", "--trials", 50_000,
                         "--splits", 10_000)
-    _refused(code, err, "discpower: error: --trials 50,000 for 2 metrics and --splits 10,000 (every metric's null "
-                        "distribution is kept) needs about 2.2 MiB of memory, but only 1.0 MiB is available; use "
-                        "fewer --trials or --splits, or fewer metrics at a time")
+    _refused(code, err, "discpower: error: n_trials=50,000 for 2 metrics and n_splits=10,000 (every metric's null "
+                        "distribution is kept) needs about 3.0 MiB of memory, but only 1.0 MiB is available; use "
+                        "fewer trials or splits, or fewer metrics at a time")
 
 
 def test_memory_error_is_a_message_not_a_traceback(monkeypatch, capsys, tmp_path):
@@ -305,7 +306,7 @@ def test_memory_error_is_a_message_not_a_traceback(monkeypatch, capsys, tmp_path
 
     path = tmp_path / "m.tsv"
     discpower.write_matrix(np.random.default_rng(0).random((5, 3)), ["a", "b", "c"], path)
-    monkeypatch.setattr(discpower.tukey, "randomised_tukey_hsd", lambda *a, **k: np.empty(2**55))
+    monkeypatch.setattr(discpower.tukey, "tukey_test", lambda *a, **k: np.empty(2**55))
     code, out, err = _run(capsys, "tukey", path)
     _refused(code, err, "discpower: error: out of memory while running 'discpower tukey': one array needed about "
                         "268,435,456.0 GiB; ask for less at a time")

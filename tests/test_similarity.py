@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import cwla
 from discpower import DiscpowerError
-from discpower.similarity import (RankingSimilarity, _tau_b, kendall_tau_b, ranking_similarity, tau_ap,
+from discpower.similarity import (RankingSimilarity, tau_b, kendall_tau_b, ranking_similarity, tau_ap,
                                   tau_confidence_interval)
 
 
@@ -78,7 +78,7 @@ def test_tau_b_tie_tolerance_merges_floating_point_near_ties():
 def test_tau_b_kernel_is_callable_from_numba():
     @numba.njit
     def twice(x, y):
-        return 2.0 * _tau_b(x, y, 0.0)
+        return 2.0 * tau_b(x, y, 0.0)
 
     x = np.array([0.1, 0.4, 0.2, 0.9])
     y = np.array([0.2, 0.3, 0.1, 0.8])
@@ -203,7 +203,7 @@ def test_ci_vectorised_and_degenerate_at_plus_minus_one():
 @pytest.mark.parametrize("tau, n, level, match", [
     (0.5, 4, 0.95, "needs n > 4 systems .* got n = 4"),
     (0.5, 2, 0.95, "got n = 2"),
-    (0.5, 10.0, 0.95, "n \\(the number of systems\\) must be an integer"),
+    (0.5, 10.0, 0.95, r"The 'n' parameter must be an integer \(the number of systems\)"),
     (0.5, 10, 1.0, "'level' parameter must be a confidence level in the open interval"),
     (0.5, 10, 0, "'level' parameter"),
     (1.5, 10, 0.95, r"tau must lie in \[-1, 1\]; got 1.5"),

@@ -1,0 +1,166 @@
+"""The layout shows the layers: no import circle (lazy imports counted), discpower on cwla's public API and its one
+internal module, each concept declared once, and every old module path still working."""
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+import cwla
+import discpower
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("cwla", "discpower")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+def _imports(name: str, path: Path, modules: dict) -> set[str]:
+    """The modules of the two packages that ``name`` imports anywhere in it (function bodies included)."""
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        targets = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[:len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _graph():
+    modules = _modules()
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _cycle(graph):
+    """A cycle of the import graph (a list of modules), or None; a package importing its own submodules
+    (its face) is not a cycle, so packages' __init__ edges into themselves are left out."""
+    def inside(a, b):
+        return b.startswith(a + ".")
+
+    edges = {a: {b for b in bs if not inside(a, b)} for a, bs in graph.items()}
+    colour, stack = {}, []
+
+    def visit(node):
+        colour[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if colour.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in colour:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        colour[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in colour:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_no_import_circle():
+    assert _cycle(_graph()) is None
+
+
+def test_the_circle_finder_finds_one():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_discpower_uses_cwla_public_modules_and_one_internal_module():
+    private = set()
+    for path in (ROOT / "discpower").rglob("*.py"):
+        private |= set(re.findall(r"cwla(?:\.[a-z_]+)*\._[a-z][a-z_0-9]*", path.read_text()))
+    assert private <= {"cwla._shared"}
+
+
+def test_the_layers_import_downwards_only():
+    order = {"cwla.metrics": 1, "cwla.data": 1, "cwla.scoring": 2, "cwla.testing": 3, "cwla.bridges": 3,
+             "discpower.stats": 4, "discpower.metrics": 5, "discpower.qrels": 5, "discpower.reports": 6}
+    graph = _graph()
+
+    def layer(module):
+        return next((rank for prefix, rank in order.items() if module == prefix or module.startswith(prefix + ".")),
+                    None)
+
+    upward = [(a, b) for a, bs in graph.items() for b in bs
+              if layer(a) is not None and layer(b) is not None and layer(b) > layer(a)]
+    sideways = [(a, b) for a, bs in graph.items() for b in bs
+                if a.startswith("cwla.") and b.startswith("cwla.")
+                and {a.split(".")[1], b.split(".")[1]} == {"metrics", "data"}]
+    assert upward == [] and sideways == []
+
+
+@pytest.mark.parametrize("package", [cwla, discpower])
+def test_every_old_module_path_is_the_module_now(package):
+    for old, new in package.MOVED.items():
+        if old == "ir_measures":
+            pytest.importorskip("ir_measures")
+        module = importlib.import_module(f"{package.__name__}.{old}")
+        assert module is importlib.import_module(f"{package.__name__}.{new}")
+        assert module.__name__ == f"{package.__name__}.{new}"  # its own name kept (pickles, reprs)
+        if old not in package.__all__:  # cwla.warmup is the function, as it always was
+            assert getattr(package, old) is module
+
+
+def test_old_paths_give_the_very_same_functions():
+    from cwla.evaluation import Evaluation, evaluate
+    from cwla.runset import RunSet, open_runs
+    from discpower.qrels_compare import QrelsComparer, compare_qrels
+    from discpower.sweeps import Sweep, sweep
+
+    assert (evaluate, Evaluation, RunSet, open_runs) == (cwla.evaluate, cwla.Evaluation, cwla.RunSet, cwla.open_runs)
+    assert (compare_qrels, QrelsComparer, sweep, Sweep) == (discpower.compare_qrels, discpower.QrelsComparer,
+                                                            discpower.sweep, discpower.Sweep)
+
+
+def test_one_seed_derivation():
+    """numpy's SeedSequence is called in discpower's random-number module only."""
+    users = [path.relative_to(ROOT).as_posix() for path in (ROOT / "discpower").rglob("*.py")
+             if "SeedSequence(" in path.read_text()]
+    assert users == ["discpower/stats/rng.py"]
+
+
+def test_one_opener_of_text_files():
+    """gzip and the byte-order mark are handled in cwla's opener only."""
+    users = sorted(path.relative_to(ROOT).as_posix() for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+                   if re.search(r"gzip\.decompress|\\xef\\xbb\\xbf|\\x1f\\x8b", path.read_text()))
+    assert users == ["cwla/data/files.py"]
+
+
+def test_public_helpers_have_no_underscore():
+    """What another module uses is public in its own: no ``from .x import _name`` across modules."""
+    crossing = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in PACKAGES):
+                crossing += [f"{name}: {node.module}.{alias.name}" for alias in node.names
+                             if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert crossing == []
