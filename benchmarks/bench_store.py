@@ -63,8 +63,8 @@ def _dl20(args) -> int:
     truth = args.data / "qrels" / "qrels.dl20-passage.txt"
     import cwla
     import discpower
-    from discpower.qrels_compare import QrelsComparer
-    from discpower.tukey import randomised_tukey_hsd
+    from discpower.qrels.compare import QrelsComparer
+    from discpower.stats.tukey import randomised_tukey_hsd
 
     cwla.warmup()
     discpower.warmup()
@@ -89,7 +89,7 @@ def _dl20(args) -> int:
     t0 = time.perf_counter()
     judgements = cwla.Judgements.of(candidates[0])
     for _ in range(20):
-        cwla.collection.join(judgements, run_set)
+        cwla.data.collection.join(judgements, run_set)
     join = (time.perf_counter() - t0) / 20
 
     rates = [round(r, 2) for r in np.linspace(0.1, 1.0, 10)]

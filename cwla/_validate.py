@@ -27,6 +27,8 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
+from .errors import ParameterError
+
 __all__ = ["check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE",
            "fmt", "strict_int", "strict_float", "finite_float", "optional_float"]
 
@@ -210,9 +212,9 @@ CALLABLE = Predicate(callable, "a callable")
 
 
 def check(value: object, name: str, *constraints: Constraint, func: str | None = None,
-          error: type[Exception] = ValueError, rule: str | None = None) -> object:
-    """``value`` converted by the first of ``constraints`` that accepts it; else ``error`` with the one
-    message: "The 'NAME' parameter[ of FUNC] must be RULE. Got VALUE instead." (``rule`` replaces the
+          error: type[Exception] = ParameterError, rule: str | None = None) -> object:
+    """``value`` converted by the first of ``constraints`` that accepts it; else ``error`` (default
+    :class:`~cwla.errors.ParameterError`, a ValueError and a TypeError) with the one message: "The 'NAME' parameter[ of FUNC] must be RULE. Got VALUE instead." (``rule`` replaces the
     constraints' own description, e.g. to say why)."""
     for constraint in constraints:
         if constraint.accepts(value):

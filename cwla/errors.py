@@ -9,6 +9,12 @@ class CwlaError(ValueError):
     """Base class of cwla's errors about values the user passed in."""
 
 
+class ParameterError(CwlaError, TypeError):
+    """A parameter outside what a function accepts: a ValueError and a TypeError both (as scikit-learn's
+    InvalidParameterError), whichever its caller catches; the message is the one template of
+    :func:`cwla._validate.check`."""
+
+
 class InputError(CwlaError):
     """Malformed qrels or run input (file, DataFrame or dict)."""
 

@@ -1,5 +1,5 @@
 """Write docs/metrics.md from the code itself (the module docstrings, the parser's name tables and the grid),
-so the catalogue cannot drift from what cwla computes. tests/test_docs.py checks it is current.
+so the catalogue cannot drift from what cwla computes. tests/project/test_docs.py checks it is current.
 
     python docs/make_catalogue.py
 """
@@ -68,7 +68,7 @@ def _params(cls) -> str:
 
 
 def models_table() -> str:
-    """Every browsing model, from its declaration (cwla.browsing.MODELS)."""
+    """Every browsing model, from its declaration (cwla.metrics.browsing.MODELS)."""
     rows = []
     for name, cls in browsing.MODELS.items():
         if cls is browsing.Tabulated:
@@ -113,7 +113,7 @@ A metric is a browsing model C(i) composed with an aggregation A(i): score = sum
 with V(1) = 1, V(i+1) = V(i) C(i), L(i) = V(i) (1 - C(i)), E = sum_(i<=H) V(i), cg(i) = sum_(j<=i) r_j.
 Every name below parses with `cwla.parse_metric` and can be given to `cwla.evaluate` and `cwla eval -m`.
 
-## Browsing models (`cwla.browsing`)
+## Browsing models (`cwla.metrics.browsing`)
 
 ```
 {_doc(browsing)}
@@ -121,11 +121,11 @@ Every name below parses with `cwla.parse_metric` and can be given to `cwla.evalu
 
 {models_table()}
 
-## Aggregations (`cwla.aggregations`)
+## Aggregations (`cwla.metrics.aggregations`)
 
 {aggregations_table()}
 
-## cwl_eval's metrics (`cwla cwl`, `cwla.cwl`)
+## cwl_eval's metrics (`cwla cwl`, `cwla.bridges.cwl`)
 
 ```
 {_doc(cwl)}
@@ -133,13 +133,13 @@ Every name below parses with `cwla.parse_metric` and can be given to `cwla.evalu
 
 {cwl_table()}
 
-## Gain maps (`cwla.gains`)
+## Gain maps (`cwla.metrics.gains`)
 
 ```
 {_doc(gains)}
 ```
 
-## The metric language (`cwla.text`)
+## The metric language (`cwla.metrics.text`)
 
 ```
 {_doc(text)}

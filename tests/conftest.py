@@ -18,8 +18,10 @@ settings.register_profile("dev", deadline=None, max_examples=20,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+#: the repository
+ROOT = Path(__file__).resolve().parents[1]
 #: ../shared/data beside the repository (absent on a bare checkout: those tests skip)
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = ROOT.parent / "shared" / "data"
 
 
 def shared_path(*parts) -> Path:
@@ -35,3 +37,11 @@ def mini():
     """The DL19 mini collection: (qrels path, sorted run paths, reference-outputs dir)."""
     root = shared_path("trec-dl-2019-passage-mini")
     return root / "qrels" / "qrels.dl19-passage.txt", sorted((root / "runs").iterdir()), root / "reference-outputs"
+
+
+@pytest.fixture
+def one_mib(monkeypatch):
+    """Pretend 1 MiB of memory is available (discpower's memory checks)."""
+    from discpower.stats import memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**20)

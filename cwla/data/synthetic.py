@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .files import atomic_write_text
+from .._validate import Interval, check
 from .._validate import fmt as _fmt
 from ..errors import InputError
 
@@ -158,13 +159,9 @@ def _check(n_topics, n_runs, depth, max_grade, seed):
     values = {"n_topics": (n_topics, 2), "n_runs": (n_runs, 1), "depth": (depth, 1), "max_grade": (max_grade, 1)}
     out = []
     for name, (value, low) in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"The {name!r} parameter of collection must be an int. Got {value!r} instead.")
-        if value < low:
-            raise ValueError(f"The {name!r} parameter of collection must be >= {low}. Got {value!r} instead.")
-        out.append(int(value))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"The 'seed' parameter of collection must be an int >= 0. Got {seed!r} instead.")
+        check(value, name, Interval("int"), func="collection", rule="an int")
+        out.append(check(value, name, Interval("int", low, None), func="collection", rule=f">= {low}"))
+    check(seed, "seed", Interval("int", 0, None), func="collection", rule="an int >= 0")
     return out
 
 

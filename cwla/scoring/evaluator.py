@@ -109,8 +109,7 @@ class _Setup:
         parsed, labels = as_metrics(metrics)
         for name in ("max_cost", "min_cost"):
             check(given[name], name, _POSITIVE, func="evaluate", rule="a finite number > 0")
-        check(given["expected"], "expected", FLAG, NONE, func="evaluate", error=TypeError,
-              rule="True, False or None")
+        check(given["expected"], "expected", FLAG, NONE, func="evaluate", rule="True, False or None")
         check_order(given["order"], "evaluate")
         check_ties(given["ties"], "evaluate")
         check(given["workers"], "workers", Interval("int", 1, None), NONE, func="evaluate")
@@ -120,7 +119,7 @@ class _Setup:
         gain = given["gain"]
         if isinstance(gain, str):
             gain = parse_gain(gain)
-        check(gain, "gain", Instance(GainMap, "a gain map or its text"), NONE, func="evaluate", error=TypeError,
+        check(gain, "gain", Instance(GainMap, "a gain map or its text"), NONE, func="evaluate",
               rule="a gain map or its text")
         level = relevance_level(given["rel"], gain)
         max_docs = check(given["max_docs"], "max_docs", Interval("int", 1, None), NONE, func="evaluate")

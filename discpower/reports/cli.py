@@ -169,7 +169,7 @@ def _cmd_tukey(args) -> int:
     from ..stats.tukey import tukey_test
     from .io import read_matrix
 
-    B = trials_value(args.trials, "--trials")
+    B = trials_value(args.trials)
     null_memory(B, "--trials")  # the command's one memory check, before the matrix is read
     X, systems = read_matrix(args.matrix)
     X, systems = score_matrix(X, systems=systems)

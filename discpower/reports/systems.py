@@ -37,7 +37,6 @@ Lakens, "Calculating and reporting effect sizes ...", Frontiers in Psychology 4,
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -384,7 +383,7 @@ class SystemComparison:
         """The position of ``metric`` (a label or an index; None: the first metric)."""
         if metric is None:
             return 0
-        if isinstance(metric, numbers.Integral) and not isinstance(metric, bool):
+        if Interval("int").accepts(metric):
             if not -len(self.metrics) <= metric < len(self.metrics):
                 raise DiscpowerError(f"metric index {metric} out of range: there are {len(self.metrics)} metrics")
             return int(metric) % len(self.metrics)

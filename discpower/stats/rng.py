@@ -18,11 +18,9 @@ the Monte-Carlo error of any practical number of trials).
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from cwla._shared import jit
+from cwla._shared import Interval, check, jit
 
 from ..errors import DiscpowerError
 
@@ -36,10 +34,8 @@ def seed_value(seed) -> int:
         return int(np.random.SeedSequence().entropy % (2**63))
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**63))
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
-        raise DiscpowerError(f"The 'seed' parameter must be an integer in [0, 2**64), a numpy Generator or None. "
-                             f"Got {seed!r} instead.")
-    return int(seed)
+    return check(seed, "seed", Interval("int", 0, 2**64, closed="left"), error=DiscpowerError,
+                 rule="an integer in [0, 2**64), a numpy Generator or None")
 
 
 def _sequence(seed: int, key: tuple) -> np.random.SeedSequence:

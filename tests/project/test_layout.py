@@ -10,8 +10,8 @@ import pytest
 
 import cwla
 import discpower
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("cwla", "discpower")
 
 

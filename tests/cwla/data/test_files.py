@@ -9,6 +9,10 @@ import pytest
 import cwla
 import discpower
 from cwla.data.files import read_array, read_bytes, text_lines, text_size
+import re
+import stat
+from cwla.data.files import atomic_write, atomic_write_text, check_outputs
+from cwla.errors import InputError
 
 
 def test_plain_gzip_and_bom_read_the_same(tmp_path):
@@ -54,3 +58,74 @@ def test_text_lines_name_a_line_that_is_not_utf8(tmp_path):
         text_lines(path, "cwl_eval metrics")
     path.write_bytes(b"a\n\n b \r\nc")
     assert text_lines(path, "x") == [(1, "a"), (3, " b "), (4, "c")]
+
+
+def test_check_outputs_refuses_an_input_naming_both(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d 1\n")
+    with pytest.raises(InputError, match=re.escape(f"--pairs {qrels} is the --truth file {qrels}: writing it "
+                                                   f"would destroy an input; give another output file")):
+        check_outputs([("--pairs", qrels)], [("--truth", qrels)])
+
+
+def test_check_outputs_sees_other_spellings_and_links(tmp_path):
+    run = tmp_path / "run1"
+    run.write_text("1 Q0 d 1 1.0 r\n")
+    (tmp_path / "sub").mkdir()
+    os.symlink(run, tmp_path / "link")
+    for spelling in (tmp_path / "sub" / ".." / "run1", tmp_path / "link"):
+        with pytest.raises(InputError, match="is the RUN file"):
+            check_outputs([("--pairs", str(spelling))], [("RUN", str(run))])
+
+
+def test_check_outputs_skips_stdout_none_and_new_files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d 1\n")
+    check_outputs([("--pairs", "-"), ("--pairs", None), ("--pairs", tmp_path / "new.tsv")],
+                  [("--truth", qrels), ("frame", object())])
+
+
+def test_check_outputs_refuses_a_folder_or_a_file_as_folder(tmp_path):
+    with pytest.raises(InputError, match=re.escape(f"--pairs {tmp_path} is a folder: give a file name")):
+        check_outputs([("--pairs", tmp_path)], [])
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(InputError, match=re.escape(f"cannot write --figures {tmp_path / 'f' / 'asl.png'}: "
+                                                   f"{tmp_path / 'f'} is a file, not a folder")):
+        check_outputs([("--figures", tmp_path / "f" / "asl.png")], [])
+
+
+def test_atomic_write_replaces_whole_and_keeps_the_mode(tmp_path):
+    path = tmp_path / "out.txt"
+    path.write_text("old\n")
+    path.chmod(0o640)
+    atomic_write_text(path, "new\n")
+    assert path.read_text() == "new\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_atomic_write_error_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / "out.txt"
+    path.write_text("old\n")
+    with pytest.raises(RuntimeError):
+        with atomic_write(path) as fh:
+            fh.write("half")
+            raise RuntimeError("disk full")
+    assert path.read_text() == "old\n"
+    assert os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_atomic_write_follows_a_link(tmp_path):
+    target = tmp_path / "target.txt"
+    target.write_text("old\n")
+    os.symlink(target, tmp_path / "link.txt")
+    atomic_write_text(tmp_path / "link.txt", "new\n")
+    assert (tmp_path / "link.txt").is_symlink() and target.read_text() == "new\n"
+
+
+def test_atomic_write_errors_name_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match="folder .* does not exist") as info:
+        atomic_write_text(tmp_path / "nope" / "x.txt", "x")
+    assert info.value.filename == str(tmp_path / "nope" / "x.txt")
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        atomic_write_text(tmp_path, "x")

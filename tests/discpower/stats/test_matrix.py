@@ -9,6 +9,8 @@ import cwla
 import discpower
 from conftest import shared_path
 from discpower.stats.matrix import labelled_axes, score_matrix
+import re
+from discpower import DiscpowerError
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +106,43 @@ def test_means_of_an_evaluation_are_no_score_matrix(ev):
     with pytest.raises(discpower.DiscpowerError, match="an axis of metrics"):
         discpower.paired_t_test(ev.means())
     assert labelled_axes(ev.scores("map" if "map" in ev.labels else "RBP_ERG")).index.name == "topic"
+
+
+HUGE = np.array([[1e308, 0.1, 0.2], [1e308, 0.3, 0.1], [0.5, 0.2, 0.4]])
+
+
+LARGE = np.array([[1e200, 0.1, 0.2], [3e200, 0.3, 0.1], [0.5, 0.2, 0.4]])
+
+
+@pytest.mark.parametrize("test, call", [
+    ("randomised Tukey HSD", lambda X: discpower.randomised_tukey_hsd(X, 100, seed=1)),
+    ("paired t-test", discpower.paired_t_test),
+    ("parametric Tukey HSD", discpower.parametric_tukey_hsd),
+    ("Fisher randomisation", lambda X: discpower.fisher_randomisation(X[:, :2], n_trials=100, seed=1)),
+    ("Fisher randomisation", lambda X: discpower.fisher_randomisation(X[:, :2], exact=True)),
+    ("paired bootstrap", lambda X: discpower.paired_bootstrap(X[:, :2], n_trials=100, seed=1)),
+])
+def test_overflowing_sums_are_refused(test, call):
+    with pytest.raises(DiscpowerError, match=re.escape(
+            f"{test}: the scores are too large: their sums over the topics can overflow to infinity (the largest "
+            f"|score| is 1e+308), and p-values computed from infinity mean nothing; rescale the scores (e.g. "
+            f"divide them all by 1e+308)")):
+        call(HUGE)
+
+
+@pytest.mark.parametrize("test, call", [
+    ("paired t-test", discpower.paired_t_test),
+    ("parametric Tukey HSD", discpower.parametric_tukey_hsd),
+    ("paired bootstrap", lambda X: discpower.paired_bootstrap(X[:, :2], n_trials=100, seed=1)),
+])
+def test_overflowing_sums_of_squares_are_refused(test, call):
+    with pytest.raises(DiscpowerError, match=re.escape(
+            f"{test}: the scores are too large: their sums of squares over the topics can overflow to infinity "
+            f"(the largest |score| is 3e+200)")):
+        call(LARGE)
+
+
+def test_large_scores_without_squares_still_test():
+    res = discpower.randomised_tukey_hsd(LARGE, 200, seed=1)
+    assert np.isfinite(res.null_distribution).all() and np.isfinite(res.pvalue[0, 1])
+    assert np.isfinite(discpower.fisher_randomisation(LARGE[:, :2], exact=True).pvalue[0, 1])
