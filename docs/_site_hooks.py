@@ -73,7 +73,8 @@ def api_page(package: str) -> str:
             options = ["    options:", "      members: false"] if inspect.ismodule(obj) else []
             lines += [f"::: {package}.{name}", *options, ""]
     for module in MODULES[package]:
-        lines += [f"## `{module}`", "", f"::: {module}", "    options:", "      show_root_heading: false",
+        short = f" (also `{module.replace('.bridges', '')}`)" if ".bridges." in module else ""
+        lines += [f"## `{module}`{short}", "", f"::: {module}", "    options:", "      show_root_heading: false",
                   "      heading_level: 3", ""]
     return "\n".join(lines)
 

@@ -408,7 +408,7 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
              rel: float | None = None, max_docs: int | None = None, order: str = "trec_eval", ties: str = "float32",
              workers: int | None = None, costs: QrelsLike | None = None, max_cost: float = 1.0,
              min_cost: float = 1.0, expected: bool | None = None) -> Evaluation:
-    """Evaluate metrics on runs: ``Evaluator(runs, metrics, **options).score(qrels)``.
+    """Evaluate metrics on runs: Evaluator(runs, metrics, **options).score(qrels), in one call.
 
     Parameters
     ----------
