@@ -25,7 +25,7 @@ from .._params import alpha_level
 from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
-from ..scoring import evaluator_for, parsed_metrics
+from ..scoring import evaluation_of, parsed_metrics
 from ..stats.matrix import finite_sums, score_array, score_matrix
 from ..stats.memory import check_memory
 from ..stats.power import asl_curves, discriminative_power, plot_asl_curves
@@ -190,15 +190,12 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     tukey_seed, split_seed = child_seeds(seed, n=2)
     func = "meta_evaluate"
     if isinstance(qrels, Evaluation):
-        if runs is not None or metrics is not None or options:
-            raise DiscpowerError(f"{func}: pass either an Evaluation or qrels, runs and metrics, not both")
         n_metrics = len(qrels.labels)
     elif isinstance(runs, cwla.Evaluator):
-        evaluator_for(runs, metrics, options, func)  # nothing beside it
         n_metrics = len(runs.labels)
+    elif metrics is None:
+        raise DiscpowerError(f"{func}: no metrics given (e.g. cwla.chen_sakai_metrics())")
     else:
-        if metrics is None:
-            raise DiscpowerError(f"{func}: no metrics given (e.g. cwla.chen_sakai_metrics())")
         metrics = parsed_metrics(metrics)  # parsed once: their number is known before any file is read
         n_metrics = len(metrics)
     if n_splits and n_metrics < 2:
@@ -208,14 +205,7 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     check_memory(meta_memory(n_metrics, B, n_splits, split_B),
                  f"n_trials={B:,} for {n_metrics} metrics and n_splits={n_splits:,} (every metric's null "
                  f"distribution is kept)", "use fewer trials or splits, or fewer metrics at a time")
-    if isinstance(qrels, Evaluation):
-        ev = qrels
-    elif isinstance(qrels, cwla.Collection):
-        if runs is not None:
-            raise DiscpowerError(f"{func}: a Collection holds its runs; pass it without runs")
-        ev = cwla.Evaluator(None, metrics, **options).score(qrels)
-    else:
-        ev = evaluator_for(runs, metrics, options, func).score(qrels)
+    ev = evaluation_of(qrels, runs, metrics, options, func)
     families = metric_families(ev.labels, families, ev.metrics)
     if len(ev.runs) < 5:
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
