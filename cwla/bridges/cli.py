@@ -41,6 +41,7 @@ import warnings
 
 from .._version import __version__
 from ..errors import CwlaError
+from ..metrics.gains import GAIN_MAPS
 
 __all__ = ["main"]
 
@@ -214,8 +215,15 @@ def add_scoring_arguments(p: argparse.ArgumentParser, default_metric: str | None
                         + "; ir_measures' names (nDCG@10, 'P(rel=2)@10', RR@10, R@1000, Bpref), trec_eval's (map, "
                           "P.10, ndcg_cut.10, recip_rank; -m P.5,10 and -m P expand as in trec_eval), Chen & "
                           "Sakai's (INST_PE) or canonical texts ('RBP(p=0.8)+ERG[cutoff=5]'); see docs/metrics.md")
+    add_option_arguments(p)
+
+
+def add_option_arguments(p: argparse.ArgumentParser) -> None:
+    """--gain --cutoff --depth --stop --order and trec_eval's -l -M -J --ties: the options of :func:`cwla.evaluate`
+    a command takes (shared with the discpower command)."""
     p.add_argument("--gain", metavar="GAIN",
-                   help="gain map: linear:GMAX, exponential:GMAX, binary:THRESHOLD or a canonical gain text "
+                   help="gain map: " + ", ".join(f"{n}:{c.params[0].upper()}" for n, c in GAIN_MAPS.items()
+                                                 if len(c.params) == 1) + " or a canonical gain text "
                         "(default: linear, gmax = the largest qrels grade)")
     p.add_argument("--cutoff", metavar="K", type=int, help="keep the first K documents of each ranking")
     p.add_argument("--depth", metavar="H", type=depth_value,

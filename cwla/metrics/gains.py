@@ -26,7 +26,7 @@ unset): the trec_eval and ir_measures names that do not say ``rel=`` use it.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import ClassVar, Mapping
 
 import attrs
 import numpy as np
@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 from .._validate import finite_float, fmt, optional_float
 from ..errors import GainRangeError
 
-__all__ = ["GainMap", "Linear", "Exponential", "Binary", "Scaled", "Table", "Regrade"]
+__all__ = ["GainMap", "Linear", "Exponential", "Binary", "Scaled", "Table", "Regrade", "GAIN_MAPS"]
 
 
 def _positive(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
@@ -44,7 +44,14 @@ def _positive(instance: object, attribute: attrs.Attribute, value: float | None)
 
 
 class GainMap:
-    """Base class: a map from qrels grade to gain in [0, 1]."""
+    """Base class: a map from qrels grade to gain in [0, 1].
+
+    Each map declares its text once: ``name`` (what ``str()`` prints and the parser reads) and ``params``
+    (its parameters in order; the one of a one-parameter map is what the CLI form ``name:X`` sets);
+    :data:`GAIN_MAPS` lists them."""
+
+    name: ClassVar[str] = ""
+    params: ClassVar[tuple] = ()
 
 
     def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
@@ -75,6 +82,9 @@ class GainMap:
 class Linear(GainMap):
     """``linear(gmax)``: r = max(g, 0) / gmax (gmax None: the collection's largest grade)."""
 
+    name: ClassVar[str] = "linear"
+    params: ClassVar[tuple] = ("gmax",)
+
     gmax: float | None = attrs.field(
         default=None, converter=optional_float, validator=_positive
     )
@@ -84,12 +94,15 @@ class Linear(GainMap):
         return np.maximum(grades, 0.0) / gmax
 
     def __str__(self) -> str:
-        return "linear" if self.gmax is None else f"linear(gmax={fmt(self.gmax)})"
+        return self.name if self.gmax is None else f"{self.name}(gmax={fmt(self.gmax)})"
 
 
 @attrs.frozen
 class Exponential(GainMap):
     """``exponential(gmax)``: r = (2^max(g, 0) - 1) / 2^gmax (Chapelle's ERR gains)."""
+
+    name: ClassVar[str] = "exponential"
+    params: ClassVar[tuple] = ("gmax",)
 
     gmax: float | None = attrs.field(
         default=None, converter=optional_float, validator=_positive
@@ -101,7 +114,7 @@ class Exponential(GainMap):
             return (np.exp2(np.maximum(grades, 0.0)) - 1.0) / np.exp2(gmax)
 
     def __str__(self) -> str:
-        return "exponential" if self.gmax is None else f"exponential(gmax={fmt(self.gmax)})"
+        return self.name if self.gmax is None else f"{self.name}(gmax={fmt(self.gmax)})"
 
 
 @attrs.frozen
@@ -110,6 +123,9 @@ class Binary(GainMap):
 
     ``threshold=None`` stands for the evaluation's relevance level (``evaluate(rel=...)``,
     ``cwla eval -l``; 1 when unset), which :meth:`cwla.Metric.resolve` fills in."""
+
+    name: ClassVar[str] = "binary"
+    params: ClassVar[tuple] = ("threshold",)
 
     threshold: float | None = attrs.field(
         default=None, converter=optional_float, validator=_positive
@@ -122,7 +138,7 @@ class Binary(GainMap):
         return (grades >= self.threshold).astype(np.float64)
 
     def __str__(self) -> str:
-        return "binary" if self.threshold is None else f"binary(threshold={fmt(self.threshold)})"
+        return self.name if self.threshold is None else f"{self.name}(threshold={fmt(self.threshold)})"
 
 
 def _scaled_range(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
@@ -137,6 +153,9 @@ class Scaled(GainMap):
     the scaling ir_measures' ``min_rel``/``max_rel`` parameters give cwl_eval's measures (grades
     outside the range are clipped to it). ``max_rel=None``: the collection's largest grade."""
 
+    name: ClassVar[str] = "scaled"
+    params: ClassVar[tuple] = ("min_rel", "max_rel")
+
     min_rel: float = attrs.field(default=0.0, converter=finite_float)
     max_rel: float | None = attrs.field(
         default=None, converter=optional_float, validator=_scaled_range
@@ -150,7 +169,7 @@ class Scaled(GainMap):
 
     def __str__(self) -> str:
         args = [f"min_rel={fmt(self.min_rel)}"] + ([] if self.max_rel is None else [f"max_rel={fmt(self.max_rel)}"])
-        return f"scaled({', '.join(args)})"
+        return f"{self.name}({', '.join(args)})"
 
 
 def _freeze_mapping(mapping: Mapping[float, float]) -> tuple:
@@ -165,6 +184,9 @@ def _freeze_mapping(mapping: Mapping[float, float]) -> tuple:
 class Table(GainMap):
     """``table({grade: gain})``: the user's gains. Every grade in the qrels must be listed."""
 
+    name: ClassVar[str] = "table"
+    params: ClassVar[tuple] = ()
+
     mapping: tuple = attrs.field(converter=_freeze_mapping)
 
     def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
@@ -178,7 +200,7 @@ class Table(GainMap):
         return np.array([lookup[float(g)] for g in grades], dtype=np.float64)
 
     def __str__(self) -> str:
-        return "table(" + ", ".join(f"{fmt(g)}:{fmt(v)}" for g, v in self.mapping) + ")"
+        return f"{self.name}(" + ", ".join(f"{fmt(g)}:{fmt(v)}" for g, v in self.mapping) + ")"
 
 
 def _freeze_values(mapping: Mapping[float, float]) -> tuple:
@@ -196,6 +218,9 @@ class Regrade(GainMap):
     ``max(v, 0) / max_v`` with max_v the largest value over the qrels' grades (the scale cancels in the
     ideal normalisation of nDCG; a negative value counts as 0, as negative grades do)."""
 
+    name: ClassVar[str] = "regrade"
+    params: ClassVar[tuple] = ()
+
     mapping: tuple = attrs.field(converter=_freeze_values)
 
     def values(self, grades: ArrayLike) -> np.ndarray:
@@ -208,4 +233,8 @@ class Regrade(GainMap):
         return values / top if top > 0 else values
 
     def __str__(self) -> str:
-        return "regrade(" + ", ".join(f"{fmt(g)}:{fmt(v)}" for g, v in self.mapping) + ")"
+        return f"{self.name}(" + ", ".join(f"{fmt(g)}:{fmt(v)}" for g, v in self.mapping) + ")"
+
+
+#: name -> class of every gain map (the parser's table and its messages come from it)
+GAIN_MAPS = {cls.name: cls for cls in (Linear, Exponential, Binary, Scaled, Table, Regrade)}

@@ -76,7 +76,7 @@ from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumR
                        SetAP, SetF, SetP)
 from .._validate import fmt as _fmt
 from ..errors import MetricSyntaxError
-from .gains import Binary, Exponential, GainMap, Linear, Regrade, Scaled, Table
+from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
 from .metric import ALL, Metric, format_metric
 
 __all__ = ["parse_metric", "parse_gain", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_sort_key",
@@ -100,8 +100,8 @@ CHEN_SAKAI_DEFAULTS = {
 
 _AGG_ALIASES = {name.lower(): cls for name, cls in AGGREGATIONS.items()}
 _MODEL_ALIASES = {name.lower(): cls for name, cls in MODELS.items()}
-_GAINS = {"linear": (Linear, ("gmax",)), "exponential": (Exponential, ("gmax",)), "exp": (Exponential, ("gmax",)),
-          "binary": (Binary, ("threshold",)), "scaled": (Scaled, ("min_rel", "max_rel"))}
+_GAINS = {**{name: cls for name, cls in GAIN_MAPS.items() if cls.params}, "exp": Exponential}  # parameters by name
+_PAIRS = {name: cls for name, cls in GAIN_MAPS.items() if not cls.params}  # GRADE:VALUE pairs
 _OPTIONS = ("gain", "cutoff", "depth", "stop", "normalize", "judged_only")
 
 
@@ -110,9 +110,11 @@ _ACCEPTED = {
               "(e.g. 'INST_PE'), ir_measures names (e.g. 'P(rel=2)@10', 'RR@10', 'nDCG', 'AP@100', 'R@1000', "
               "'Rprec', 'Bpref', 'Judged@10', 'NumRel') or trec_eval names (e.g. 'map', 'P_10', 'P.10', "
               "'ndcg_cut_10', 'recip_rank', 'recall_100'); docs/metrics.md lists them all",
-    "gain map": "accepted: linear[(gmax=X)], exponential[(gmax=X)], binary[(threshold=X)], "
-                "scaled(min_rel=X, max_rel=Y), table(GRADE:GAIN, ...), regrade(GRADE:VALUE, ...), or linear:X, "
-                "exponential:X, binary:X",
+    "gain map": "accepted: " + ", ".join(
+        [f"{n}[({c.params[0]}=X)]" if len(c.params) == 1 else f"{n}({', '.join(f'{q}=X' for q in c.params)})"
+         for n, c in GAIN_MAPS.items() if c.params]
+        + [f"{n}(GRADE:{'GAIN' if n == 'table' else 'VALUE'}, ...)" for n, c in GAIN_MAPS.items() if not c.params])
+        + ", or " + ", ".join(f"{n}:X" for n, c in GAIN_MAPS.items() if len(c.params) == 1),
 }
 
 
@@ -285,7 +287,7 @@ def _gain(parser) -> GainMap:
     if parser.peek(":") and not args:  # CLI form linear:3
         parser.take(":")
         args = [(None, parser.value(), tok[2])]
-    if name in ("table", "regrade"):
+    if name in _PAIRS:
         pairs = {}
         for key, value, pos in args:
             if key != ":":
@@ -294,14 +296,13 @@ def _gain(parser) -> GainMap:
                 parser.fail(f"{name}() lists grade {value[0]:g} twice", pos)
             pairs[value[0]] = value[1]
         try:
-            return (Table if name == "table" else Regrade)(pairs)
+            return _PAIRS[name](pairs)
         except (TypeError, ValueError) as err:
             parser.fail(f"invalid {name}: {err}", tok[2])
     if name not in _GAINS:
-        parser.fail(f"unknown gain map {tok[1]!r} (accepted: linear, exponential, binary, scaled, table, regrade)",
-                    tok[2])
-    cls, params = _GAINS[name]
-    return _build(parser, cls, args, tok, params)
+        parser.fail(f"unknown gain map {tok[1]!r} (accepted: {', '.join(GAIN_MAPS)})", tok[2])
+    cls = _GAINS[name]
+    return _build(parser, cls, args, tok, cls.params)
 
 
 def _flag(parser, name, value, pos):

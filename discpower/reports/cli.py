@@ -5,12 +5,15 @@ Usage::
     discpower tukey MATRIX.tsv [--trials B] [--seed S] [--plus-one]
     discpower meta QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
                    [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR] [--quiet]
-    discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--trials B] [--alpha A]
-                   [--seed S] [--test T] [--direction-aware] [--pairs FILE]
+    discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--gain G] [--cutoff K] [--depth H]
+                   [--stop] [--order O] [--trials B] [--alpha A] [--seed S] [--test T] [--direction-aware]
+                   [--pairs FILE]
     discpower compare QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
                    [--baseline RUN] [--test T] [--correction C] [--alpha A] [--trials B] [--seed S] [--plus-one]
                    [--format tsv|markdown|latex] [--digits N]
 
+Every command that scores runs takes ``cwla eval``'s options (``--gain``, ``--cutoff``, ``--depth``,
+``--stop``, ``--order``, ``-l``, ``-M``, ``-J``, ``--ties``) and builds one ``cwla.Evaluator`` with them.
 ``tukey`` reads a matrix (a header line of system names, then one line of
 scores per topic) and prints TSV ``system_a, system_b, diff, pvalue`` (diff =
 mean a - mean b) for every pair. ``meta`` scores the runs with cwla and prints
@@ -42,7 +45,7 @@ import warnings
 
 from cwla import __version__
 from cwla._shared import atomic_write, atomic_write_text, check_outputs
-from cwla.bridges.cli import (add_scoring_arguments, add_trec_eval_arguments, depth_value, evaluation_options, run_command,
+from cwla.bridges.cli import (add_option_arguments, add_scoring_arguments, evaluation_options, run_command,
                       scoring_options, topic_notes)
 
 __all__ = ["main"]
@@ -110,11 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("runs", metavar="RUN", nargs="+", help="run files")
     c.add_argument("-m", "--metric", default="nDCG@10", metavar="METRIC", action=Once,
                    help="one metric (default nDCG@10; given once: run the command once per metric)")
-    c.add_argument("--gain", metavar="GAIN", help="gain map for metrics that do not set one")
-    c.add_argument("--cutoff", metavar="K", type=int)
-    c.add_argument("--depth", metavar="H", type=depth_value)
-    c.add_argument("--stop", action="store_true")
-    add_trec_eval_arguments(c)
+    add_option_arguments(c)
     c.add_argument("--test", default="tukey", choices=("tukey", "t-test", "t-test-holm", "t-test-bonferroni",
                                                        "parametric-tukey"), help="pairwise test (default tukey)")
     c.add_argument("--trials", type=int, default=10_000, metavar="B", help="Tukey HSD trials (10000)")

@@ -355,3 +355,18 @@ def test_the_command_says_so(capsys, tmp_path):
     path.write_text("a\tb\tc\n1e308\t0.1\t0.2\n1e308\t0.3\t0.1\n0.5\t0.2\t0.4\n")
     code, _, err = _run(capsys, "tukey", path, "--trials", 100)
     _refused(code, err, "discpower: error: randomised Tukey HSD: the scores are too large")
+
+
+def test_compare_qrels_command_takes_every_scoring_option(cli_files, capsys):
+    """--order, --ties, -M, -J, -l, --cutoff reach the one Evaluator, as compare_qrels' options do."""
+    qrels_path, run_paths, candidate = cli_files
+    flags = ["--order", "file", "--ties", "float64", "-M", "8", "-J", "-l", "2", "--cutoff", "5"]
+    code, out, _ = _run(capsys, "compare-qrels", "--truth", qrels_path, "--candidate", candidate, *run_paths,
+                        "-m", "RBP_ERG", "--trials", 300, *flags)
+    assert code == 0
+    printed = dict(line.split("\t") for line in out.splitlines()[1:])
+    expected = discpower.compare_qrels(qrels_path, candidate, run_paths, "RBP_ERG", n_trials=300, seed=0,
+                                       order="file", ties="float64", max_docs=8, judged_only=True, rel=2, cutoff=5)
+    for measure in ("TP", "FN", "FP", "TN", "pairs"):
+        assert int(printed[measure]) == expected.measures[measure]
+    assert float(printed["tau"]) == pytest.approx(expected.measures["tau"], abs=1e-6)
