@@ -1,10 +1,12 @@
-"""Old module paths that keep working: ``import cwla.data.runset`` gives :mod:`cwla.data.runset`.
+"""Old module paths that keep working: ``import cwla.runset`` gives :mod:`cwla.data.runset`.
 
 The modules moved into the subpackages of the layers (``cwla.metrics``, ``cwla.data``, ``cwla.scoring``,
-``cwla.bridges``; discpower's ``stats``, ``metrics``, ``qrels``, ``reports``). :func:`keep_old_paths`
-registers an import hook that answers an old path with the module itself (the same object, imported on
-first use), so ``from cwla.data.runset import RunSet`` and ``discpower.qrels.compare.compare_qrels`` still
-work and name the very same functions.
+``cwla.bridges``; discpower's ``stats``, ``metrics``, ``qrels``, ``reports``). :func:`keep_old_paths` makes
+each old path name the module itself (the same object): a module the package has imported already is
+entered in ``sys.modules`` under its old path too, and one it imports on first use (the bridges, the
+``discpower`` command) is found by an import hook that imports it then. So
+``from cwla.runset import RunSet`` and ``discpower.qrels_compare.compare_qrels`` still work and name the
+very same functions, and ``python -m cwla.cli`` still runs the module.
 """
 
 from __future__ import annotations
@@ -19,19 +21,25 @@ __all__ = ["keep_old_paths"]
 
 
 class _Alias(importlib.abc.Loader):
-    """Loads an old path as the module now at ``target``."""
+    """Loads an old path as the module now at ``target`` (imported when first asked for)."""
 
     def __init__(self, target: str):
         self.target = target
-        self.module = None
 
     def create_module(self, spec):
-        self.module = importlib.import_module(self.target)
-        self.spec = self.module.__spec__
-        return self.module
+        module = importlib.import_module(self.target)
+        self.spec = module.__spec__
+        return module
 
     def exec_module(self, module) -> None:
         module.__spec__ = self.spec  # the import system set the old path's spec on it: the module keeps its own
+
+    def is_package(self, fullname: str) -> bool:
+        return False
+
+    def get_code(self, fullname: str):  # what ``python -m old.path`` runs: the module at its new path
+        return compile(f"import runpy\nrunpy.run_module({self.target!r}, run_name='__main__', alter_sys=True)\n",
+                       f"<{fullname}: {self.target}>", "exec")
 
 
 class _OldPaths(importlib.abc.MetaPathFinder):
@@ -46,5 +54,12 @@ class _OldPaths(importlib.abc.MetaPathFinder):
 
 
 def keep_old_paths(moved: Mapping[str, str]) -> None:
-    """Answer each old module path of ``moved`` (``{"cwla.data.runset": "cwla.data.runset", ...}``) with its new module."""
-    sys.meta_path.append(_OldPaths(moved))
+    """Answer each old module path of ``moved`` (``{"cwla.runset": "cwla.data.runset", ...}``) with its module."""
+    later = {}
+    for old, new in moved.items():
+        if new in sys.modules:
+            sys.modules.setdefault(old, sys.modules[new])
+        else:
+            later[old] = new
+    if later:
+        sys.meta_path.append(_OldPaths(later))

@@ -9,7 +9,10 @@ packages share so that each concept is declared once -- is named here:
 * the parameter checks with one message (:mod:`cwla._validate`);
 * the LaTeX helpers every ``to_latex`` uses (:mod:`cwla._latex`);
 * the opener of text files and the writers that never touch an input (:mod:`cwla.data.files`);
-* the hook that keeps old module paths working (:mod:`cwla._moved`).
+* the hook that keeps old module paths working (:mod:`cwla._moved`);
+* the metric language's tables (Chen & Sakai's browsing models, the aggregations) and the parsing of a list
+  of metrics into labelled measures (:func:`cwla.scoring.evaluator.as_metrics`);
+* the command line's shared arguments and its error handling (:mod:`cwla.bridges.cli`).
 
 Not for users: the names may change with cwla (the two packages are released together).
 """
@@ -18,8 +21,15 @@ from ._latex import bold, escape, grid, inline_math, superscript, table, tabular
 from ._moved import keep_old_paths
 from ._numba import jit
 from ._validate import CALLABLE, FLAG, NONE, Constraint, Instance, Interval, Options, Predicate, check, fmt
+from .bridges.cli import (add_option_arguments, add_scoring_arguments, evaluation_options, run_command,
+                          scoring_options, topic_notes)
 from .data.files import atomic_write, atomic_write_text, check_outputs, read_bytes, text_lines
+from .metrics.aggregations import AGGREGATIONS
+from .metrics.browsing import BROWSING_MODELS
+from .scoring.evaluator import as_metrics
 
 __all__ = ["jit", "check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE",
            "fmt", "bold", "escape", "grid", "inline_math", "superscript", "table", "tabular", "read_bytes",
-           "text_lines", "atomic_write", "atomic_write_text", "check_outputs", "keep_old_paths"]
+           "text_lines", "atomic_write", "atomic_write_text", "check_outputs", "keep_old_paths", "AGGREGATIONS",
+           "BROWSING_MODELS", "as_metrics", "add_option_arguments", "add_scoring_arguments", "evaluation_options",
+           "run_command", "scoring_options", "topic_notes"]

@@ -226,6 +226,17 @@ def check(value: object, name: str, *constraints: Constraint, func: str | None =
     raise error(f"The {name!r} parameter{where} must be {rule}. Got {_shown(value)} instead.")
 
 
+def optional_flag(name: str, owner: str) -> Callable[[object], bool | None]:
+    """An attrs converter for a field that is True, False or None (None: the evaluation decides); a
+    TypeError names the field and its owner (``"a metric"``, ``"a measure"``)."""
+    def convert(value: object) -> bool | None:
+        if value is None or isinstance(value, (bool, np.bool_)):
+            return None if value is None else bool(value)
+        raise TypeError(f"{name!r} of {owner} must be True, False or None: {_shown(value)}")
+
+    return convert
+
+
 def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -11,7 +11,8 @@ from .errors import DiscpowerError
 
 __all__ = ["alpha_level", "n_trials", "count", "MAX_TRIALS", "ALPHA"]
 
-#: the most resampling trials one call may ask for (the null distribution is kept: 8 bytes a trial)
+#: the most resampling trials one call may ask for (the null distribution is kept, with its sorted copy:
+#: see discpower.stats.memory.NULL_BYTES)
 MAX_TRIALS = 10**9
 #: a significance level
 ALPHA = Interval("real", 0, 1, closed="neither")

@@ -14,7 +14,7 @@ topics, named axes), and the tests read the orientation from those labels
 from __future__ import annotations
 
 from cwla import Collection, Evaluation, Evaluator
-from cwla.scoring.evaluator import as_metrics
+from cwla._shared import as_metrics
 
 from .errors import DiscpowerError
 
@@ -31,9 +31,10 @@ def parsed_metrics(metrics) -> dict:
     return dict(zip(labels, measures))
 
 
-def evaluator_for(runs, metrics, options: dict, func: str, *, default=None) -> Evaluator:
+def evaluator_for(runs, metrics, options: dict, func: str, *, default=None, hold: bool = False) -> Evaluator:
     """The entry point's one Evaluator: ``runs`` itself when it is one (then no metrics nor options may be
-    given beside it), else ``Evaluator(runs, metrics or default, **options)``."""
+    given beside it), else ``Evaluator(runs, metrics or default, hold=hold, **options)`` (``hold``: the runs
+    held whatever their size, for the entry points that score many qrels)."""
     if isinstance(runs, Evaluator):
         if metrics is not None or options:
             given = ", ".join(["metrics"] * (metrics is not None) + sorted(options))
@@ -46,7 +47,7 @@ def evaluator_for(runs, metrics, options: dict, func: str, *, default=None) -> E
         if default is None:
             raise DiscpowerError(f"{func}: no metrics given (e.g. ['nDCG@10'] or cwla.chen_sakai_grid())")
         metrics = default
-    return Evaluator(runs, metrics, **options)
+    return Evaluator(runs, metrics, hold=hold, **options)
 
 
 def evaluation_of(qrels, runs, metrics, options: dict, func: str) -> Evaluation:
@@ -58,6 +59,9 @@ def evaluation_of(qrels, runs, metrics, options: dict, func: str) -> Evaluation:
             raise DiscpowerError(f"{func}: pass either an Evaluation or qrels, runs and metrics, not both")
         return qrels
     if isinstance(qrels, Collection):
+        if isinstance(runs, Evaluator):  # one its prepare() made
+            evaluator_for(runs, metrics, options, func)
+            return runs.score(qrels)
         if runs is not None:
             raise DiscpowerError(f"{func}: a Collection holds its runs; pass it without runs")
         if metrics is None:

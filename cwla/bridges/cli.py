@@ -283,28 +283,24 @@ def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[
 
 
 def evaluation_options(args) -> dict:
-    """The options of :func:`cwla.evaluate` from the command-line flags, checked."""
+    """The options of :func:`cwla.evaluate` from the flags :func:`add_option_arguments` declares, checked."""
     from ..metrics.gains import Binary
     from ..metrics.text import parse_gain
 
     for option in ("cutoff", "depth", "max_docs"):
-        value = getattr(args, option, None)
+        value = getattr(args, option)
         if value is not None and value != "all" and value < 1:
             flag = "-M" if option == "max_docs" else f"--{option}"
             raise ValueError(f"{flag} must be an integer >= 1, got {value}")
-    rel = getattr(args, "rel", None)
+    rel = args.rel
     if rel is not None and not (math.isfinite(rel) and rel > 0):
         raise ValueError(f"-l must be a finite number > 0 (the lowest relevant grade), got {rel:g}")
     gain = parse_gain(args.gain) if args.gain is not None else None
     if rel is not None and isinstance(gain, Binary) and gain.threshold is not None and gain.threshold != rel:
         raise ValueError(f"-l {_number(rel)} contradicts --gain {args.gain}: give one of them")
-    options = {"gain": gain, "cutoff": args.cutoff,
-               "depth": args.depth, "stop": True if args.stop else None,
-               "order": getattr(args, "order", "trec_eval")}
-    if hasattr(args, "ties"):
-        options.update(rel=rel, max_docs=args.max_docs, judged_only=True if args.judged_only else None,
-                       ties=args.ties)
-    return options
+    return {"gain": gain, "cutoff": args.cutoff, "depth": args.depth, "stop": True if args.stop else None,
+            "order": args.order, "rel": rel, "max_docs": args.max_docs,
+            "judged_only": True if args.judged_only else None, "ties": args.ties}
 
 
 def _demo_parser(commands):

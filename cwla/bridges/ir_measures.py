@@ -65,9 +65,9 @@ except ImportError as _err:  # pragma: no cover - depends on the environment
 from ..typing import QrelsLike, RunLike
 from ..data.collection import Judgements
 from ..metrics.counting import CountingMeasure
-from ..errors import CwlaError, InputError, MetricSyntaxError
+from ..errors import CwlaError, MetricSyntaxError
 from ..scoring.evaluator import evaluate
-from ..metrics.gains import Binary, Exponential, GainMap, Linear, Regrade, Scaled, Table
+from ..metrics.gains import Binary, Exponential, GainMap, Linear, Scaled, Table
 from ..metrics.metric import Metric
 from ..data.readers import read_run
 from ..metrics.text import parse_metric

@@ -26,7 +26,7 @@ import os
 import queue
 import weakref
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ from ..errors import InputError
 from .files import text_size
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
 
-__all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "open_runs", "is_run_store", "run_groups",
+__all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "open_runs", "is_run_store",
            "default_workers", "check_ties", "check_order", "TIES", "ORDERS", "STORE_FORMAT", "STORE_VERSION"]
 
 TIES = ("float32", "float64")
@@ -567,33 +567,6 @@ def file_groups(named: list, budget: int | None = None) -> list[list]:
         used += size
     groups.append(group)
     return groups
-
-
-def run_groups(runs: Any, budget: int | None = None) -> Iterator[RunSet | dict]:
-    """The runs in groups to read, join and score one at a time.
-
-    Parameters
-    ----------
-    runs : Any
-        Anything :func:`read_runs` accepts.
-    budget : int, optional
-        Bytes of run text per group (default :func:`group_bytes`).
-
-    Yields
-    ------
-    RunSet or dict
-        ``runs`` as they are (a RunSet, frames, dicts, ...); a run store's folder opened
-        (:func:`open_runs`); or, when they are run files, ``{name: path}`` dicts of consecutive files
-        of at most ``budget`` bytes of text each (at least one file), in order (:func:`file_groups`).
-    """
-    if isinstance(runs, RunSet):
-        yield runs
-        return
-    if isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs):  # a run store
-        yield open_runs(runs)
-        return
-    for group in file_groups(named_runs(runs), budget):
-        yield dict(group)
 
 
 def _in_order(func, items, workers: int):

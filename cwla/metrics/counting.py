@@ -48,7 +48,7 @@ from typing import ClassVar
 import attrs
 
 from .._numba import jit
-from .._validate import finite_float, fmt, optional_float, strict_int
+from .._validate import finite_float, fmt, optional_flag, optional_float, strict_int
 
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
@@ -76,16 +76,10 @@ def _optional_rel(instance: object, attribute: attrs.Attribute, value: float | N
         raise ValueError(f"'rel' of {type(instance).__name__} must be > 0 or None: {fmt(value)}")
 
 
-def _optional_flag(value: bool | None) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    raise TypeError(f"'judged_only' must be True, False or None: {value!r}")
-
-
 _k_field = attrs.field(default=None, converter=_optional_int, validator=_optional_k)
 _rel_field = attrs.field(default=None, converter=optional_float, validator=_optional_rel,
                          kw_only=True)
-_judged_field = attrs.field(default=None, converter=_optional_flag, kw_only=True)
+_judged_field = attrs.field(default=None, converter=optional_flag("judged_only", "a measure"), kw_only=True)
 
 
 class CountingMeasure:

@@ -20,6 +20,7 @@ import attrs
 
 from .aggregations import Aggregation
 from .._validate import strict_int as _strict_int
+from .._validate import optional_flag
 from ..errors import ConstantMetricWarning, CwlaWarning
 from .browsing import BrowsingModel
 from .gains import Binary, GainMap, Linear
@@ -75,15 +76,6 @@ def _depth_val(instance: object, attribute: attrs.Attribute, value: int | str | 
         raise ValueError(f"'depth' of a metric must be at most {MAX_DEPTH:,} or 'all': {value}")
 
 
-def _optional_flag(name: str) -> object:
-    def convert(value: bool | None) -> bool | None:
-        if value is None or isinstance(value, bool):
-            return value
-        raise TypeError(f"'{name}' of a metric must be True, False or None: {value!r}")
-
-    return convert
-
-
 @attrs.frozen
 class Metric:
     """A C/W/L/A metric.
@@ -127,9 +119,9 @@ class Metric:
     )
     cutoff: int | None = attrs.field(default=None, converter=_cut_conv, validator=_cut_val)
     depth: int | None = attrs.field(default=None, converter=_depth_conv, validator=_depth_val)
-    stop: bool | None = attrs.field(default=None, converter=_optional_flag("stop"))
+    stop: bool | None = attrs.field(default=None, converter=optional_flag("stop", "a metric"))
     normalize: str | None = attrs.field(default=None, validator=_normalize)
-    judged_only: bool | None = attrs.field(default=None, converter=_optional_flag("judged_only"))
+    judged_only: bool | None = attrs.field(default=None, converter=optional_flag("judged_only", "a metric"))
 
     @property
     def is_constant(self) -> bool:

@@ -670,7 +670,13 @@ def _chen_sakai(parser, tok):
             f"aggregations: {', '.join(AGGREGATIONS)}) nor a trec_eval name{_suggestion(parser, tok)}",
             tok[2],
         )
-    model = CHEN_SAKAI_DEFAULTS[model_cls.__name__]
+    model = CHEN_SAKAI_DEFAULTS.get(model_cls.__name__)
+    if model is None:  # a model outside the paper's six: its declared defaults
+        try:
+            model = model_cls()
+        except (TypeError, ValueError):
+            parser.fail(f"{tok[1]!r}: {model_cls.__name__} has no default parameters; write "
+                        f"{model_cls.__name__}(...)+{agg_cls.name}", tok[2])
     return Metric(model, agg_cls())
 
 

@@ -19,10 +19,29 @@ from ..metrics.counting import CountingMeasure
 from ..metrics.metric import Metric
 from ..metrics.text import parse_metric
 
-__all__ = ["Evaluation", "EXPECTED", "RUN_AXIS", "TOPIC_AXIS", "METRIC_AXIS"]
+__all__ = ["Evaluation", "metric_position", "EXPECTED", "RUN_AXIS", "TOPIC_AXIS", "METRIC_AXIS"]
 
 #: the names of the axes of every labelled view of an Evaluation
 RUN_AXIS, TOPIC_AXIS, METRIC_AXIS = "run", "topic", "metric"
+
+def metric_position(metric, labels: tuple, metrics: tuple, requested: tuple) -> int:
+    """The position of ``metric`` among ``labels``: a label, a position, a Metric (or counting measure) as
+    given or as resolved, or a text that parses to one of them; a KeyError naming the labels otherwise."""
+    if isinstance(metric, int) and not isinstance(metric, bool):
+        if not 0 <= metric < len(labels):
+            raise KeyError(f"metric position {metric} out of range: there are {len(labels)} metrics")
+        return metric
+    if isinstance(metric, str) and metric in labels:
+        return labels.index(metric)
+    try:
+        m = metric if isinstance(metric, (Metric, CountingMeasure)) else parse_metric(metric)
+    except (TypeError, ValueError):
+        m = None
+    for i, (label, own, asked) in enumerate(zip(labels, metrics, requested)):
+        if m is not None and (m in (own, asked) or label == str(m)):
+            return i
+    raise KeyError(f"{metric!r} is not among the evaluated metrics {list(labels)}")
+
 
 #: the names of :attr:`Evaluation.expected`'s rows (cwl_eval's): expected cost, expected total cost, expected depth
 EXPECTED = ("EC", "ETC", "ED")
@@ -71,15 +90,7 @@ class Evaluation:
     expected_residuals: np.ndarray | None = None
 
     def _index(self, metric) -> int:
-        if isinstance(metric, int):
-            return metric
-        if isinstance(metric, str) and metric in self.labels:
-            return self.labels.index(metric)
-        m = metric if isinstance(metric, (Metric, CountingMeasure)) else parse_metric(metric)
-        for i, (label, own, asked) in enumerate(zip(self.labels, self.metrics, self.requested)):
-            if m in (own, asked) or label == str(m):
-                return i
-        raise KeyError(f"{metric!r} is not among the evaluated metrics {list(self.labels)}")
+        return metric_position(metric, self.labels, self.metrics, self.requested)
 
     def scores(self, metric: str | int | Metric | CountingMeasure) -> pd.DataFrame:
         """The scores of one metric (by label, text, Metric or index), labelled: runs x topics, the

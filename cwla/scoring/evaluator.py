@@ -14,6 +14,7 @@ them in groups of consecutive files and reads, joins and scores one group at a t
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -30,10 +31,10 @@ from ..metrics.gains import Binary, GainMap
 from ..metrics.metric import Metric
 from ..metrics.text import parse_gain, parse_metric
 from ..typing import MetricsLike, QrelsLike, RunsLike
-from .evaluation import Evaluation
+from .evaluation import EXPECTED, Evaluation, metric_position
 from .plan import check_adaptive, normalised, plans, scores
 
-__all__ = ["Evaluator", "evaluate", "as_metrics", "relevance_level", "OPTIONS"]
+__all__ = ["Evaluator", "evaluate", "as_metrics", "relevance_level", "OPTIONS", "EXPECTED"]
 
 #: the options of :func:`evaluate` and :class:`Evaluator`, with their defaults
 OPTIONS = {"gain": None, "cutoff": None, "depth": None, "stop": None, "normalize": None, "judged_only": None,
@@ -144,19 +145,12 @@ class _Setup:
         return self.options.get(name, OPTIONS[name])
 
     def rows(self, metrics) -> list[int]:
-        """The positions of ``metrics`` (labels or positions; None: all)."""
+        """The positions of ``metrics`` (labels, positions, Metrics or texts, as :meth:`Evaluation.scores`
+        takes them; None: all)."""
         if metrics is None:
             return list(range(len(self.labels)))
-        wanted = [metrics] if isinstance(metrics, (str, int)) else list(metrics)
-        rows = []
-        for m in wanted:
-            if isinstance(m, str) and m in self.labels:
-                rows.append(self.labels.index(m))
-            elif isinstance(m, int) and not isinstance(m, bool) and 0 <= m < len(self.labels):
-                rows.append(m)
-            else:
-                raise KeyError(f"{m!r} is not among the evaluator's metrics {list(self.labels)}")
-        return rows
+        wanted = [metrics] if isinstance(metrics, (str, int, Metric, CountingMeasure)) else list(metrics)
+        return [metric_position(m, self.labels, self.metrics, self.requested) for m in wanted]
 
     def score(self, collections, rows: list[int]) -> Evaluation:
         """The Evaluation of the metrics at ``rows`` on ``collections`` (one per group of runs, all of one
@@ -232,6 +226,10 @@ class Evaluator:
         :class:`cwla.Collection`).
     metrics : measure, str, sequence of them, or dict {label: measure or str}
         As for :func:`evaluate`.
+    hold : bool
+        Hold the runs whatever their size. By default run files with more text than
+        :func:`cwla.data.runset.group_bytes` are read a group at a time at each :meth:`score` (memory
+        holds one group); discpower's comparisons, which score many qrels, hold them.
     **options
         Every option of :func:`evaluate`: ``gain, cutoff, depth, stop, normalize, judged_only, rel,
         max_docs, order, ties, workers, costs, max_cost, min_cost, expected``.
@@ -245,31 +243,43 @@ class Evaluator:
     (2, 12)
     """
 
-    __slots__ = ("_setup", "_runs", "_groups")
+    __slots__ = ("_setup", "_runs", "_groups", "_prepared")
 
-    def __init__(self, runs: RunsLike | None, metrics: MetricsLike = ("nDCG@10",), **options: object):
+    def __init__(self, runs: RunsLike | None, metrics: MetricsLike = ("nDCG@10",), *, hold: bool = False,
+                 **options: object):
         self._setup = _Setup.of(metrics, options, stacklevel=3)
-        self._runs, self._groups = self._read(runs)
+        self._prepared = weakref.WeakSet()
+        self._runs, self._groups = self._read(runs, check(hold, "hold", FLAG, func="Evaluator"))
 
     @classmethod
     def _with(cls, setup: _Setup, runs) -> Evaluator:
         """An Evaluator of an already checked setup (for :func:`evaluate`, which reads the qrels in between)."""
         evaluator = cls.__new__(cls)
         evaluator._setup = setup
-        evaluator._runs, evaluator._groups = evaluator._read(runs)
+        evaluator._prepared = weakref.WeakSet()
+        evaluator._runs, evaluator._groups = evaluator._read(runs, False)
         return evaluator
 
-    def _read(self, runs) -> tuple[RunSet | None, list | None]:
-        """``(RunSet, None)``, or ``(None, groups)`` for run files read a group at a time; (None, None) without runs."""
+    def _read(self, runs, hold: bool) -> tuple[RunSet | None, list | None]:
+        """``(RunSet, None)``, or ``(None, groups)`` for run files read a group at a time (unless ``hold``);
+        (None, None) without runs."""
         if runs is None:
             return None, None
         ties, order, workers = self._setup.option("ties"), self._setup.option("order"), self._setup.option("workers")
         if isinstance(runs, RunSet) or (isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs)):
             return read_runs(runs, workers=workers, ties=ties, order=order), None
-        groups = file_groups(named_runs(runs))  # the runs named (and checked) once
+        groups = file_groups(named_runs(runs), None if not hold else float("inf"))  # named and checked once
         if len(groups) == 1:
             return read_named(groups[0], workers=workers, ties=ties, order=order), None
         return None, groups
+
+    def __getstate__(self) -> dict:  # picklable: the record of what it prepared stays behind
+        return {"_setup": self._setup, "_runs": self._runs, "_groups": self._groups}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._prepared = weakref.WeakSet()
 
     # ------------------------------------------------------------------ what it holds
 
@@ -345,12 +355,15 @@ class Evaluator:
                              metrics=tuple(self._setup.metrics[i] for i in rows))
         evaluator = Evaluator.__new__(Evaluator)
         evaluator._setup, evaluator._runs, evaluator._groups = setup, self._runs, self._groups
+        evaluator._prepared = self._prepared  # the same runs: what one prepared, the other may score
         return evaluator
 
     def prepare(self, qrels: QrelsLike | Judgements) -> Collection:
         """The qrels joined with the runs (one join): a :class:`cwla.Collection` that :meth:`score` takes,
-        as many times as needed (the per-document costs are joined too)."""
-        return self._join(Judgements.of(qrels), self.runs)
+        as many times as needed, checked once (the per-document costs are joined too)."""
+        col = self._join(Judgements.of(qrels), self.runs)
+        self._prepared.add(col)
+        return col
 
     def _join(self, judgements: Judgements, run_set: RunSet) -> Collection:
         col = join(judgements, run_set)
@@ -395,6 +408,8 @@ class Evaluator:
         if ties != col.ties and ties != "float32":
             raise ValueError(f"evaluate: the Collection was prepared with ties={col.ties!r}; prepare it again with "
                              f"ties={ties!r}")
+        if col in self._prepared:  # joined here, checked when it was made
+            return col
         if self._runs is not None and tuple(col.runs) != tuple(self._runs.names):
             raise ValueError(f"the Collection holds other runs ({len(col.runs)}) than this Evaluator "
                              f"({len(self._runs.names)}); prepare it with Evaluator.prepare")

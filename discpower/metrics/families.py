@@ -25,8 +25,7 @@ import pandas as pd
 
 from cwla._shared import grid
 from cwla._shared import escape as _tex
-from cwla.metrics.aggregations import AGGREGATIONS
-from cwla.metrics.browsing import BROWSING_MODELS
+from cwla._shared import AGGREGATIONS, BROWSING_MODELS
 
 from .._params import alpha_level
 from .._params import n_trials as trials_value

@@ -156,8 +156,9 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     qrels : qrels (path, DataFrame, dict), cwla.Collection or cwla.Evaluation
         With an Evaluation, ``runs`` and ``metrics`` must be None and its scores are used.
     runs, metrics
-        As for :func:`cwla.evaluate`; ``options`` (gain, cutoff, depth, stop, normalize, order)
-        go to it as well.
+        As for :func:`cwla.evaluate` (``runs`` may be a :class:`cwla.Evaluator`); ``options`` are
+        those of :func:`cwla.evaluate` (gain, cutoff, depth, stop, normalize, judged_only, rel, max_docs,
+        order, ties, workers, costs, expected, ...), checked before any file is read.
     n_trials : int
         B of the randomised Tukey HSD per metric (2000 as in Chen & Sakai; 10,000 or more for final figures).
     n_splits : int

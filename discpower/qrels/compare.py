@@ -43,7 +43,7 @@ from cwla._shared import FLAG, NONE, Interval, Options, check, tabular
 from .._params import alpha_level
 from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
-from ..scoring import DEFAULT_METRIC, evaluator_for
+from ..scoring import DEFAULT_METRIC, evaluator_for, parsed_metrics
 from ..stats.matrix import score_matrix
 from ..stats.memory import null_memory
 from ..stats.result import PairwiseTest
@@ -335,36 +335,57 @@ class QrelsComparer:
     kappa_weights: str | None
     topics: str
     truth_evaluations: dict
-    _truth_tests: dict = attrs.field(factory=dict, repr=False)  # (label, topics) -> the truth's test
-    _lock: object = attrs.field(factory=threading.Lock, repr=False)
+    _truth_tests: dict = attrs.field(init=False, factory=dict, repr=False)  # (label, topics) -> the truth's test
+    _locks: dict = attrs.field(init=False, factory=dict, repr=False)  # (label, topics) -> its lock
+    _lock: object = attrs.field(init=False, factory=threading.Lock, repr=False)  # guards the two dicts
+
+    def __getstate__(self) -> dict:  # picklable: the locks stay behind, the tests computed go along
+        return {name: getattr(self, name) for name in attrs.fields_dict(type(self)) if name not in ("_locks", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in {**state, "_locks": {}, "_lock": threading.Lock()}.items():
+            object.__setattr__(self, name, value)
 
     @classmethod
     def build(cls, truth: QrelsLike, runs: RunsLike | Evaluator, metric: MetricLike | Sequence | None = None, *,
               test: str = "tukey", alpha: float = 0.05, n_trials: int = 10_000, seed: Seed = 0,
               direction_aware: bool = False, kappa_threshold: float | None = None, kappa_weights: str | None = None,
-              topics: str = "common", **options: object) -> QrelsComparer:
+              topics: str = "common", one_metric: str | None = None, **options: object) -> QrelsComparer:
         """Check every parameter, build (or take) the Evaluator, and score the ground truth (one join).
 
         ``runs`` may be a :class:`cwla.Evaluator`: then ``metric`` selects some of its metrics by label
         (default: all of them) and no option may be given beside it. Otherwise ``metric`` (one or a
-        list or dict of them; default nDCG@10) and ``options`` build the Evaluator."""
+        list or dict of them; default nDCG@10) and ``options`` build the Evaluator, which holds the runs
+        whatever their size (a comparison scores many qrels). ``one_metric``: the name of an entry point
+        that compares one metric (more is refused before any file is read)."""
         alpha = alpha_level(alpha)
         _check_options(direction_aware, kappa_threshold, kappa_weights, topics)
         test = check_test(test)
         n_trials = trials_value(n_trials)
         seed = seed_value(seed)
+        func = one_metric or "compare_qrels"
         if isinstance(runs, Evaluator):
-            evaluator = evaluator_for(runs, None, options, "compare_qrels")
+            evaluator = evaluator_for(runs, None, options, func)
             if metric is not None:
                 try:
                     evaluator = evaluator.select(metric)
                 except KeyError as err:
-                    raise DiscpowerError(f"compare_qrels: {err.args[0]}; with an Evaluator, metric= names some "
-                                         f"of its metrics by label") from None
+                    raise DiscpowerError(f"{func}: {err.args[0]}; with an Evaluator, metric= names some of its "
+                                         f"metrics by label") from None
+            if evaluator.streamed:
+                raise DiscpowerError(f"{func}: the Evaluator reads its run files a group at a time and holds no "
+                                     f"runs, and a comparison scores many qrels; build it with hold=True")
+            labels = evaluator.labels
         else:
-            evaluator = evaluator_for(runs, metric, options, "compare_qrels", default=DEFAULT_METRIC)
+            metric = parsed_metrics(DEFAULT_METRIC if metric is None else metric)  # parsed once, before reading
+            labels = tuple(metric)
+        if one_metric is not None and len(labels) != 1:
+            raise DiscpowerError(f"{one_metric}: compare one metric at a time; got {len(labels)}: {list(labels)} "
+                                 f"(name one with metric=, or use QrelsComparer.compare_all)")
         if test == "tukey":  # the plan's one memory check: a truth test per metric kept, a candidate's at a time
-            null_memory(n_trials, "The 'n_trials' parameter", tests=len(evaluator.labels) + 1)
+            null_memory(n_trials, "The 'n_trials' parameter", tests=len(labels) + 1)
+        if not isinstance(runs, Evaluator):
+            evaluator = evaluator_for(runs, metric, options, func, hold=True)
         g = read_qrels(truth)
         col = evaluator.prepare(Judgements.from_frame(g))  # the truth joined with the runs once
         scored = {label: evaluator.score(col, metrics=[label]) for label in evaluator.labels}
@@ -431,9 +452,16 @@ class QrelsComparer:
         key = (label, tuple(topics))
         with self._lock:
             found = self._truth_tests.get(key)
+            if found is not None:
+                return found
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:  # one thread computes it; others asking for the same test wait for it, not for other tests
+            found = self._truth_tests.get(key)
             if found is None:
                 whole = key[1] == tuple(ev.topics)
-                found = self._truth_tests[key] = self._test(ev, label, None if whole else key[1])
+                found = self._test(ev, label, None if whole else key[1])
+                with self._lock:
+                    self._truth_tests[key] = found
         return found
 
     # ------------------------------------------------------------------ candidates
@@ -521,7 +549,7 @@ def compare_qrels(truth: QrelsLike, candidate: QrelsLike, runs: RunsLike | Evalu
     metric : str or Metric
         One metric (default nDCG@10); ``options`` (every option of :func:`cwla.evaluate`: gain,
         cutoff, depth, stop, normalize, judged_only, rel, max_docs, order, ties, workers, costs,
-        max_cost, min_cost) build the Evaluator with it.
+        max_cost, min_cost, expected) build the Evaluator with it, checked before any file is read.
     test : {"tukey", "t-test", "t-test-holm", "t-test-bonferroni", "parametric-tukey"} or callable
         The pairwise test run on both (default: paired randomised Tukey HSD with ``n_trials`` and ``seed``).
     alpha : float
@@ -542,8 +570,5 @@ def compare_qrels(truth: QrelsLike, candidate: QrelsLike, runs: RunsLike | Evalu
     """
     comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
                                    direction_aware=direction_aware, kappa_threshold=kappa_threshold,
-                                   kappa_weights=kappa_weights, topics=topics, **options)
-    if len(comparer.labels) != 1:
-        raise DiscpowerError(f"compare_qrels: compare one metric at a time; got {len(comparer.labels)}: "
-                             f"{list(comparer.labels)} (name one with metric=, or use QrelsComparer.compare_all)")
+                                   kappa_weights=kappa_weights, topics=topics, one_metric="compare_qrels", **options)
     return comparer.compare(candidate)

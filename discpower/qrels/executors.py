@@ -8,7 +8,7 @@ an Evaluator's, the ground truth or candidate qrels as frames or dicts -- is wri
 first chunk, to a temporary folder (a run store and pickle files) under ``store=`` (default: the system's
 temporary folder; on a cluster of several machines, a folder every worker sees), which is removed when
 the sweep ends (:class:`Shipment`). A chunk of 10 cells pickles to under 1 kB (the DL20 runs by value:
-35 MB). A thread pool shares this process's comparer: nothing is written.
+35 MB). A thread pool's chunks are given this process's comparer: nothing is written.
 
 **One comparer per worker.** A worker builds the recipe's :class:`~discpower.qrels.compare.QrelsComparer`
 once (one Evaluator: the runs read once, every metric) and keeps it for the recipe's other chunks
@@ -40,7 +40,7 @@ from cwla._shared import NONE, Interval, check
 from ..errors import DiscpowerError
 from .compare import QrelsComparer
 
-__all__ = ["Recipe", "Pickled", "Shipment", "comparer_for", "keep", "forget", "numba_threads", "check_executor",
+__all__ = ["Recipe", "Pickled", "Shipment", "comparer_for", "forget", "numba_threads", "check_executor",
            "check_worker_threads", "check_store", "shipped", "loaded", "is_path"]
 
 _COMPARERS: dict = {}  # per-process cache: recipe token -> the recipe's comparer
@@ -110,13 +110,6 @@ def comparer_for(recipe: Recipe) -> QrelsComparer:
             comparer = build(recipe)
             _COMPARERS[recipe.token] = comparer
         return comparer
-
-
-def keep(recipe: Recipe, comparer: QrelsComparer) -> None:
-    """Give this process's comparer to the recipe (a thread pool's workers then share it)."""
-    with _LOCK:
-        _COMPARERS.clear()
-        _COMPARERS[recipe.token] = comparer
 
 
 def forget(recipe: Recipe) -> None:

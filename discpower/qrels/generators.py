@@ -319,7 +319,8 @@ class _Ranked:
 
 
 def _ranked(runs) -> _Ranked:
-    """The runs in trec_eval order (an Evaluator's runs, a RunSet as it is, other runs read)."""
+    """The runs ranked as they were read: an Evaluator's runs and a RunSet in the order of their reading
+    (trec_eval's, or the file's with ``order="file"``); paths and frames read in trec_eval order."""
     return _Ranked(runs.runs if isinstance(runs, Evaluator) else read_runs(runs))
 
 

@@ -191,7 +191,7 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
         Candidate qrels over the population's topics (e.g. ``lambda q: sample_relevant(q, 0.3)``);
         the ground truth itself is a valid candidate (its true rates are the ground truth's own).
     metric, options
-        One metric for cwla.evaluate (default nDCG@10).
+        One metric (text or cwla Metric; default nDCG@10), scored by the seam's evaluator.
     sample_topics : int
         Topics per experiment (drawn without replacement from the population).
     experiments : int
@@ -216,7 +216,7 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
                           rule=f"an integer in [2, {n_pop}] (the population's topics)")
     # validates metric, test and alpha, and scores the runs on the whole population once
     comparer = QrelsComparer.build(population.qrels, population.runs, metric, test=test, alpha=alpha,
-                                   n_trials=n_trials, seed=seed, **options)
+                                   n_trials=n_trials, seed=seed, one_metric="known_truth_errors", **options)
     alpha = comparer.alpha
     ev_g = comparer.truth_evaluation
     names = tuple(ev_g.runs)

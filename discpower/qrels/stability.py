@@ -41,13 +41,14 @@ from .compare import QrelsComparer, compare_tests, significance_test
 __all__ = ["Stability", "truth_stability", "RunStability", "run_stability"]
 
 
-def _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics, options):
-    """The checked number of resamples and seed, and the ground truth scored and tested once
-    (:meth:`QrelsComparer.build` validates the metric, test, alpha and topics)."""
+def _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics, options, func):
+    """The checked number of resamples and seed, and the comparer that scores the ground truth once
+    and tests it lazily, once per set of topics (:meth:`QrelsComparer.build` validates the metric, test,
+    alpha and topics)."""
     n_boot = _check_trials(n_boot, "n_boot")
     seed = seed_value(seed)
     comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
-                                   topics=topics, **options)
+                                   topics=topics, one_metric=func, **options)
     return n_boot, seed, comparer
 
 
@@ -157,7 +158,7 @@ def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs:
     Stability
     """
     n_boot, seed, comparer = _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics,
-                                               options)
+                                               options, "truth_stability")
     alpha = comparer.alpha
     ev_g = comparer.truth_evaluation
     X_g, _ = score_matrix(ev_g.scores(comparer.label))
@@ -298,7 +299,7 @@ def run_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: R
     RunStability
     """
     n_boot, seed, comparer = _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics,
-                                               options)
+                                               options, "run_stability")
     alpha = comparer.alpha
     ev_g = comparer.truth_evaluation
     names = tuple(ev_g.runs)

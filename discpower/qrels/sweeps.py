@@ -33,7 +33,7 @@ from ..errors import DiscpowerError
 from ..scoring import DEFAULT_METRIC, parsed_metrics
 from ..stats.rng import seed_value
 from .executors import (Recipe, Shipment, build, check_executor, check_store, check_worker_threads, forget, is_path,
-                        keep, shipped)
+                        shipped)
 from .grid import cells, run_chunk, tidy
 
 __all__ = ["Sweep", "sweep"]
@@ -276,12 +276,11 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
             chunks = _tasks(recipe, items, chunk_size)
             results = (run_chunk(*args, comparer) for _, args in chunks)
         else:
-            if isinstance(executor, ThreadPoolExecutor):  # its threads share this process's comparer
-                keep(recipe, comparer)
-            else:
+            shared = isinstance(executor, ThreadPoolExecutor)  # its threads are given this process's comparer
+            if not shared:
                 recipe, items = shipped(recipe, comparer, runs, items, shipment)
             chunks = _tasks(recipe, items, chunk_size)
-            futures = [executor.submit(fn, *args) for fn, args in chunks]
+            futures = [executor.submit(fn, *args, *((comparer,) if shared else ())) for fn, args in chunks]
             results = (future.result() for future in futures)
         tick = reporter(progress, len(chunks), "qrels sweep")
         rows, failures = [], []
@@ -292,7 +291,7 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
     finally:
         for future in futures:  # after an error: the chunks not started yet are dropped (no-op for the others)
             future.cancel()
-        forget(recipe)  # this sweep's comparer (built here or by a worker thread of this process) goes
+        forget(recipe)  # this sweep's comparer, had an executor's worker in this process built it, goes
         shipment.close()  # after an error, a chunk still running may find its files gone: its result is dropped
     if failures:
         warnings.warn(f"{len(failures)} of {len(items) * len(comparer.labels)} sweep cells could not be compared (their "

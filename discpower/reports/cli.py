@@ -45,8 +45,8 @@ import warnings
 
 from cwla import __version__
 from cwla._shared import atomic_write, atomic_write_text, check_outputs
-from cwla.bridges.cli import (add_option_arguments, add_scoring_arguments, evaluation_options, run_command,
-                      scoring_options, topic_notes)
+from cwla._shared import (add_option_arguments, add_scoring_arguments, evaluation_options, run_command,
+                           scoring_options, topic_notes)
 
 __all__ = ["main"]
 

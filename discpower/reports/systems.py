@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+import cwla
 from cwla import Evaluation, Evaluator
 from cwla._shared import FLAG, Interval, check
 from cwla._shared import bold, escape, grid, inline_math, superscript, table
@@ -685,8 +686,8 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
                     **options: object) -> SystemComparison:
     """Compare systems: per metric, each system's mean, confidence interval, effect size and significance.
 
-    The runs are scored with :func:`cwla.evaluate` (``options``: gain, cutoff, depth, stop, order,
-    rel, ...); then for each metric, over the n topics:
+    The runs are scored by one :class:`cwla.Evaluator` (``options``: those of :func:`cwla.evaluate`,
+    gain, cutoff, depth, stop, order, rel, ...); then for each metric, over the n topics:
 
     * **mean** ``xbar_j = sum_t x_tj / n`` and its t-based ``1 - alpha`` **confidence interval**
       ``xbar_j +- t_{n-1, 1-alpha/2} s_j / sqrt(n)`` (:func:`confidence_intervals`);
@@ -722,8 +723,9 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     qrels : qrels (path, DataFrame, dict), cwla.Collection or cwla.Evaluation
         With an Evaluation, ``runs`` and ``metrics`` must be None and ``options`` empty: its scores
         are used.
-    runs : run files, DataFrames, dict or cwla RunSet
-        The systems (run names: file names without directory and ``.gz``).
+    runs : run files, DataFrames, dict, cwla RunSet or cwla.Evaluator
+        The systems (run names: file names without directory and ``.gz``). An Evaluator brings its
+        runs, metrics and options: ``metrics`` selects among them, ``options`` must be empty.
     metrics : metric text, Metric, list of them or dict {label: metric}
         What to compare the systems on (e.g. ``["nDCG@10", "RBP_ERG"]``).
     baseline : str, optional
@@ -770,7 +772,8 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     # checked before anything is read; a seed of None or a Generator becomes the int that is recorded
     baseline, test, correction, alpha, B, seed = _options(baseline, test, correction, alpha, n_trials, seed)
     check(plus_one, "plus_one", FLAG, error=DiscpowerError)
-    if not isinstance(qrels, Evaluation) and not isinstance(runs, Evaluator) and (runs is None or metrics is None):
+    if not isinstance(qrels, (Evaluation, cwla.Collection)) and not isinstance(runs, Evaluator) \
+            and (runs is None or metrics is None):
         raise DiscpowerError(f"compare_systems: give the runs and the metrics (e.g. ['nDCG@10']) with the "
                              f"qrels; got runs={'None' if runs is None else '...'}, metrics={metrics!r}")
     ev = evaluation_of(qrels, runs, metrics, options, "compare_systems")

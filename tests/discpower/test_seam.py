@@ -192,3 +192,66 @@ def test_generators_keep_no_cache(data):
     evaluator = cwla.Evaluator(run_set)
     pd.testing.assert_frame_equal(discpower.popularity_qrels(qrels, evaluator, k=3),
                                   discpower.popularity_qrels(qrels, runs, k=3))
+
+
+def test_comparisons_hold_run_files_beyond_the_group_budget(data, tmp_path, monkeypatch):
+    import cwla.data.runset as runset
+
+    qrels, runs, candidate, _ = data
+    _, paths = cwla.synthetic.write_trec(qrels, {k: v.assign(rank=1) for k, v in runs.items()}, tmp_path)
+    held = discpower.compare_qrels(qrels, candidate, paths, "nDCG@10", n_trials=B)
+    monkeypatch.setattr(runset, "GROUP_BYTES", 1)  # every file a group of its own
+    assert discpower.compare_qrels(qrels, candidate, paths, "nDCG@10", n_trials=B).measures == \
+        pytest.approx(held.measures, nan_ok=True)
+    streamed = cwla.Evaluator(paths, ["nDCG@10"])
+    assert streamed.streamed
+    with pytest.raises(discpower.DiscpowerError, match="build it with hold=True"):
+        discpower.compare_qrels(qrels, candidate, streamed, n_trials=B)
+    held_evaluator = cwla.Evaluator(paths, ["nDCG@10"], hold=True)
+    assert not held_evaluator.streamed
+    assert discpower.compare_qrels(qrels, candidate, held_evaluator, n_trials=B).measures == \
+        pytest.approx(held.measures, nan_ok=True)
+
+
+def test_one_metric_entry_points_refuse_several_before_reading(data, tmp_path):
+    qrels, _, candidate, _ = data
+    missing = [str(tmp_path / "no-such-run")]
+    for call in (lambda: discpower.compare_qrels(qrels, candidate, missing, ["nDCG@10", "map"]),
+                 lambda: discpower.truth_stability(qrels, {"c": candidate}, missing, ["nDCG@10", "map"]),
+                 lambda: discpower.run_stability(qrels, {"c": candidate}, missing, ["nDCG@10", "map"])):
+        with pytest.raises(discpower.DiscpowerError, match="compare one metric at a time; got 2"):
+            call()
+
+
+def test_the_memory_of_a_comparison_is_checked_before_any_file_is_read(data, tmp_path, one_mib):
+    qrels, _, candidate, _ = data
+    missing = [str(tmp_path / "no-such-run")]
+    for call in (lambda: discpower.compare_qrels(qrels, candidate, missing, n_trials=10**6),
+                 lambda: discpower.sweep(qrels, missing, candidates={"c": candidate}, n_trials=10**6),
+                 lambda: discpower.compare_systems(qrels, missing, ["map"], n_trials=10**6)):
+        with pytest.raises(discpower.DiscpowerError, match="needs about .* of memory"):
+            call()
+
+
+def test_a_comparer_pickles_and_a_changed_copy_computes_its_own_tests(data):
+    import pickle
+
+    import attrs
+
+    qrels, runs, candidate, _ = data
+    comparer = discpower.QrelsComparer.build(qrels, runs, "map", n_trials=B)
+    first = comparer.compare(candidate)
+    again = pickle.loads(pickle.dumps(comparer))
+    assert again.compare(candidate).measures == pytest.approx(first.measures, nan_ok=True)
+    more = attrs.evolve(comparer, n_trials=2 * B)
+    assert more.truth_test.n_resamples == 2 * B and comparer.truth_test.n_resamples == B
+
+
+def test_a_collection_an_evaluator_prepared_goes_with_it(data):
+    qrels, runs, _, _ = data
+    evaluator = cwla.Evaluator(runs, ["nDCG@10", "map"])
+    col = evaluator.prepare(qrels)
+    table = discpower.compare_systems(col, evaluator, n_trials=B, seed=1)
+    np.testing.assert_array_equal(table.pvalue, discpower.compare_systems(qrels, evaluator, n_trials=B, seed=1).pvalue)
+    report = discpower.meta_evaluate(cwla.prepare(qrels, runs), None, ["nDCG@10", "map"], n_trials=B, n_splits=0)
+    assert report.evaluation.labels == ("nDCG@10", "map")

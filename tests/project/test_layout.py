@@ -94,11 +94,28 @@ def test_the_circle_finder_finds_one():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
-def test_discpower_uses_cwla_public_modules_and_one_internal_module():
+def test_discpower_uses_cwla_public_api_and_one_internal_module():
     private = set()
     for path in (ROOT / "discpower").rglob("*.py"):
         private |= set(re.findall(r"cwla(?:\.[a-z_]+)*\._[a-z][a-z_0-9]*", path.read_text()))
     assert private <= {"cwla._shared"}
+    # what discpower imports from cwla: the package's names, its errors and types, and the internal module
+    imported = {module for name, module in _imports_from("discpower", "cwla")}
+    assert imported <= {"cwla", "cwla.errors", "cwla.typing", "cwla._shared"}, imported
+
+
+def _imports_from(package: str, other: str) -> set[tuple[str, str]]:
+    """(module of ``package``, module of ``other`` it imports from), function bodies included."""
+    found = set()
+    for name, path in _modules().items():
+        if not name.startswith(package):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == other:
+                found.add((name, node.module))
+            elif isinstance(node, ast.Import):
+                found |= {(name, alias.name) for alias in node.names if alias.name.split(".")[0] == other}
+    return found
 
 
 def test_the_layers_import_downwards_only():
@@ -164,3 +181,10 @@ def test_public_helpers_have_no_underscore():
                 crossing += [f"{name}: {node.module}.{alias.name}" for alias in node.names
                              if alias.name.startswith("_") and not alias.name.startswith("__")]
     assert crossing == []
+
+
+def test_old_paths_keep_what_the_package_names():
+    import cwla.warmup  # noqa: F401 (the module of the same name)
+    from cwla.evaluation import EXPECTED
+
+    assert callable(cwla.warmup) and EXPECTED == ("EC", "ETC", "ED")

@@ -88,8 +88,9 @@ def test_run_files_are_evaluated_a_group_at_a_time_with_the_same_result(small, m
     qrels, runs = small
     together = cwla.evaluate(qrels, cwla.read_runs(runs), ["nDCG@10", "P@1", "Bpref"])
     for budget in (1, 10**9):  # a file at a time, all at once
-        groups = list(cwla.data.runset.run_groups(runs, budget))
-        assert groups == ([{"r1": runs[0]}, {"r2": runs[1]}] if budget == 1 else [{"r1": runs[0], "r2": runs[1]}])
+        groups = cwla.data.runset.file_groups(cwla.data.runset.named_runs(runs), budget)
+        assert groups == ([[("r1", runs[0])], [("r2", runs[1])]] if budget == 1 else
+                          [[("r1", runs[0]), ("r2", runs[1])]])
         monkeypatch.setattr(cwla.data.runset, "GROUP_BYTES", budget)
         streamed = cwla.evaluate(qrels, runs, ["nDCG@10", "P@1", "Bpref"])
         assert streamed.runs == together.runs

@@ -145,7 +145,7 @@ def test_counting_measures_validate_their_fields():
         counting.Recall(0)
     with pytest.raises(ValueError, match="'rel' of RPrec must be > 0 or None: -1"):
         counting.RPrec(rel=-1)
-    with pytest.raises(TypeError, match="'judged_only' must be True, False or None"):
+    with pytest.raises(TypeError, match="'judged_only' of a measure must be True, False or None"):
         counting.SetP(judged_only="yes")
     with pytest.raises(ValueError, match=r"'recall' of IPrec must be in \[0, 1\]: 2"):
         counting.IPrec(2)

@@ -252,3 +252,9 @@ def test_paper_grid_uses_exponential_gains_for_the_err_model_only():
     assert str(grid["ERR_ERG"]) == "ERR+ERG[gain=exponential(gmax=3), cutoff=10, depth=10, stop=true]"
     assert str(grid["INST_PE"]) == "INST(T=2.5)+PE(beta=0.5)[gain=linear(gmax=3), cutoff=10, depth=10, stop=true]"
     assert cwla.chen_sakai_grid()["RBP_ERG"] == cwla.parse_metric("RBP_ERG")
+
+
+def test_model_aggregation_names_of_every_model():
+    assert cwla.parse_metric("BPM_ERG") == cwla.Metric(cwla.BPM(), cwla.ERG())
+    with pytest.raises(cwla.MetricSyntaxError, match="has no default parameters"):
+        cwla.parse_metric("Tabulated_ERG")

@@ -100,7 +100,7 @@ def test_scoring_some_metrics_is_scoring_them_alone(data):
         same(evaluator.score(qrels, metrics=[label]), cwla.evaluate(qrels, runs, [label]))
     picked = evaluator.score(qrels, metrics=["map", "nDCG@10"])
     assert picked.labels == ("map", "nDCG@10")
-    with pytest.raises(KeyError, match="not among the evaluator's metrics"):
+    with pytest.raises(KeyError, match="not among the evaluated metrics"):
         evaluator.score(qrels, metrics=["ERR@20"])
 
 
