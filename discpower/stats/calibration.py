@@ -164,8 +164,9 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
 
     Parameters
     ----------
-    X : array-like or DataFrame of shape (n_topics, n_systems)
-        Real scores (e.g. ``evaluation.values[k].T``); the simulations keep its topics.
+    X : array-like of shape (n_topics, n_systems), or labelled DataFrame
+        Real scores, e.g. ``evaluation.scores(metric)`` (its ``run`` / ``topic`` labels give the
+        orientation, see :mod:`discpower.stats.matrix`); the simulations keep its topics.
     test : str, callable or list of them
         ``"tukey"`` (randomised Tukey HSD), ``"t-test"`` (uncorrected), ``"t-test-holm"``,
         ``"t-test-bonferroni"``, ``"parametric-tukey"``, or, for exactly two systems, ``"fisher"``
