@@ -49,7 +49,11 @@ MOVED = {
     "kernels": "scoring.kernels", "evaluation": "scoring.evaluator", "warmup": "scoring.warmup",
     "cli": "bridges.cli", "cwl": "bridges.cwl", "ir_measures": "bridges.ir_measures",
 }
-keep_old_paths({f"cwla.{old}": f"cwla.{new}" for old, new in MOVED.items()})
+#: names an old module held that another module holds now (the old path still has them)
+BORROWED = {"gains": {"parse_gain": "metrics.text"}}
+keep_old_paths({f"cwla.{old}": f"cwla.{new}" for old, new in MOVED.items()},
+               {f"cwla.{old}": {name: f"cwla.{home}" for name, home in names.items()}
+                for old, names in BORROWED.items()})
 
 
 def __getattr__(name: str) -> object:

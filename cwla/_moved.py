@@ -53,8 +53,17 @@ class _OldPaths(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(fullname, _Alias(new))
 
 
-def keep_old_paths(moved: Mapping[str, str]) -> None:
-    """Answer each old module path of ``moved`` (``{"cwla.runset": "cwla.data.runset", ...}``) with its module."""
+def keep_old_paths(moved: Mapping[str, str], names: Mapping[str, Mapping[str, str]] | None = None) -> None:
+    """Answer each old module path of ``moved`` (``{"cwla.runset": "cwla.data.runset", ...}``) with its module.
+
+    ``names`` lists what an old module had from elsewhere, now kept by another module
+    (``{"cwla.gains": {"parse_gain": "cwla.metrics.text"}}``): the name is set on the moved module (which
+    is the old path's module), so ``from cwla.gains import parse_gain`` keeps working."""
+    for old, borrowed in (names or {}).items():
+        module = importlib.import_module(moved[old])
+        for name, home in borrowed.items():
+            if not hasattr(module, name):
+                setattr(module, name, getattr(importlib.import_module(home), name))
     later = {}
     for old, new in moved.items():
         if new in sys.modules:

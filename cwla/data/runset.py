@@ -26,7 +26,7 @@ import os
 import queue
 import weakref
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ from ..errors import InputError
 from .files import text_size
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
 
-__all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "open_runs", "is_run_store",
+__all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "run_groups", "open_runs", "is_run_store",
            "default_workers", "check_ties", "check_order", "TIES", "ORDERS", "STORE_FORMAT", "STORE_VERSION"]
 
 TIES = ("float32", "float64")
@@ -567,6 +567,24 @@ def file_groups(named: list, budget: int | None = None) -> list[list]:
         used += size
     groups.append(group)
     return groups
+
+
+def run_groups(runs: Any, budget: int | None = None) -> Iterator[RunSet | dict]:
+    """The runs in the groups :func:`cwla.evaluate` reads, joins and scores one at a time (kept from the
+    old ``cwla.runset``; :class:`cwla.Evaluator` plans the same groups with :func:`file_groups`).
+
+    Yields ``runs`` as they are (a RunSet, frames, dicts, ...); a run store's folder opened
+    (:func:`open_runs`); or, for run files, ``{name: path}`` dicts of consecutive files of at most
+    ``budget`` bytes of text each (default :func:`group_bytes`; at least one file), in order.
+    """
+    if isinstance(runs, RunSet):
+        yield runs
+        return
+    if isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs):  # a run store
+        yield open_runs(runs)
+        return
+    for group in file_groups(named_runs(runs), budget):
+        yield dict(group)
 
 
 def _in_order(func, items, workers: int):

@@ -3,6 +3,7 @@ internal module, each concept declared once, and every old module path still wor
 
 import ast
 import importlib
+import json
 import re
 from pathlib import Path
 
@@ -188,3 +189,37 @@ def test_old_paths_keep_what_the_package_names():
     from cwla.evaluation import EXPECTED
 
     assert callable(cwla.warmup) and EXPECTED == ("EC", "ETC", "ED")
+
+
+#: the public names of every moved public module as of 8339cba, the flat layout's last commit: the contract
+#: of the old paths (tests/project/old_public_names.json)
+OLD_PUBLIC = json.loads((Path(__file__).parent / "old_public_names.json").read_text())
+
+
+@pytest.mark.parametrize("old", sorted(OLD_PUBLIC))
+def test_old_paths_keep_every_public_name_they_had(old):
+    if old == "cwla.ir_measures":
+        pytest.importorskip("ir_measures")
+    module = importlib.import_module(old)
+    assert [name for name in OLD_PUBLIC[old] if not hasattr(module, name)] == []
+
+
+def test_names_an_old_module_borrowed_are_the_same_objects():
+    from cwla.gains import parse_gain
+
+    assert parse_gain is cwla.parse_gain and parse_gain("linear:3") == cwla.Linear(3)
+
+
+def test_run_groups_at_its_old_path_groups_files_as_the_evaluator_does(tmp_path):
+    from cwla.runset import run_groups
+
+    _, runs = cwla.synthetic.collection(n_topics=4, n_runs=3, seed=1)
+    paths = []
+    for name, frame in runs.items():
+        paths.append(tmp_path / name)
+        paths[-1].write_text("".join(f"{t} Q0 {d} {r} {s} {name}\n" for t, d, s, r in frame.itertuples(index=False)))
+    assert list(run_groups(paths, 1)) == [{p.name: p} for p in paths]  # a file a group
+    assert list(run_groups(paths, 10**9)) == [{p.name: p for p in paths}]
+    read = cwla.read_runs(paths)
+    assert list(run_groups(read)) == [read]
+    assert list(run_groups(runs)) == [runs]  # frames: one group, as they are
