@@ -42,10 +42,10 @@ from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..typing import Matrix, Progress, Seed
-from .matrix import score_matrix
+from .matrix import finite_sums, score_matrix
 from .memory import null_memory
 from .rng import seed_value, stream
-from .significance import TESTS, bootstrap_test, fisher_test, significance_test, studentized_ranges
+from .significance import TESTS, bootstrap_test, check_test, fisher_test, significance_test, studentized_ranges
 
 __all__ = ["Calibration", "calibrate", "CALIBRATION_TESTS"]
 
@@ -104,9 +104,7 @@ def _tests(test) -> list:
                              f"or a non-empty list of them; accepted names: {', '.join(CALIBRATION_TESTS)}. "
                              f"Got {test!r} instead.")
     for t in names:
-        if not callable(t) and t not in CALIBRATION_TESTS:
-            raise DiscpowerError(f"unknown test {t!r}; accepted: {', '.join(CALIBRATION_TESTS)} or a callable "
-                                 f"(X, systems) -> PairwiseTest")
+        check_test(t, CALIBRATION_TESTS)
     return names
 
 
@@ -131,9 +129,11 @@ def _decide(test, X, systems, n_trials, seed, alpha, q_crit):
     if test == "parametric-tukey":
         diff, q, _ = studentized_ranges(X)
         return q > q_crit, diff
-    if test == "fisher":
+    if test == "fisher":  # the checked test without its memory check (calibrate checks the memory once)
+        finite_sums(X, "Fisher randomisation")
         res = fisher_test(X, systems, n_trials, seed)
     elif test == "bootstrap":
+        finite_sums(X, "paired bootstrap", squares=True)
         res = bootstrap_test(X, systems, n_trials, seed)
     else:
         res = significance_test(X, systems, test, n_trials=n_trials, seed=seed)
@@ -226,7 +226,7 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         shifted = check(system, "system", Interval("int", 0, m, closed="left"), error=DiscpowerError,
                         rule=f"a system name or an index in [0, {m})")
     if any(t in ("tukey", "fisher", "bootstrap") for t in tests):  # one memory check for every simulation
-        null_memory(n_trials, "The 'n_trials' parameter")
+        null_memory(n_trials)
     q_crit = None
     if "parametric-tukey" in tests:
         import scipy.stats

@@ -120,3 +120,11 @@ def test_calibrate_errors():
                           ({"null": lambda rng: np.zeros((3, 3))}, "null model returned")]:
         with pytest.raises(DiscpowerError, match=match):
             discpower.calibrate(X, **{"n_sim": 5, "n_trials": 50, **kwargs})
+
+
+@pytest.mark.parametrize("test, name", [("fisher", "Fisher randomisation"), ("bootstrap", "paired bootstrap")])
+def test_calibrating_a_two_system_test_refuses_overflowing_scores(test, name):
+    """As the test itself does (8339cba's calibrate went through fisher_randomisation / paired_bootstrap)."""
+    X = np.array([[1e308, 0.1], [1e308, 0.3], [0.5, 0.2]])
+    with pytest.raises(DiscpowerError, match=f"{name}: the scores are too large"):
+        discpower.calibrate(X, test, n_sim=2, n_trials=50, deltas=[], seed=1)
