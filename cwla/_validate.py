@@ -74,6 +74,11 @@ def finite_float(value: object) -> float:
     return x
 
 
+def optional_int(value: object) -> int | None:
+    """None, or an integer (:func:`strict_int`)."""
+    return None if value is None else strict_int(value)
+
+
 def optional_float(value: object) -> float | None:
     """None, or a finite float (:func:`finite_float`)."""
     return None if value is None else finite_float(value)
@@ -129,7 +134,7 @@ class Interval(Constraint):
             what = "a finite number"  # no bound says it: inf is refused
         lo, hi = (None if b is None else _bound(b) for b in (self.lo, self.hi))
         if lo is None and hi is None:
-            return what if self.kind == "int" else "a finite number"
+            return what
         if hi is None:
             return f"{what} {'>=' if self.closed in ('both', 'left') else '>'} {lo}"
         if lo is None:
@@ -157,8 +162,7 @@ class Options(Constraint):
         return isinstance(value, (str, type(None))) and value in self.values
 
     def __str__(self) -> str:
-        shown = [repr(v) for v in self.values]
-        return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+        return either([repr(v) for v in self.values])
 
 
 @attrs.frozen
@@ -211,6 +215,11 @@ FLAG = _Flag()
 CALLABLE = Predicate(callable, "a callable")
 
 
+def either(texts: list[str]) -> str:
+    """``"a"``, ``"a or b"``, ``"a, b or c"``."""
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]
+
+
 def check(value: object, name: str, *constraints: Constraint, func: str | None = None,
           error: type[Exception] = ParameterError, rule: str | None = None) -> object:
     """``value`` converted by the first of ``constraints`` that accepts it; else ``error`` (default
@@ -220,8 +229,7 @@ def check(value: object, name: str, *constraints: Constraint, func: str | None =
         if constraint.accepts(value):
             return constraint.convert(value)
     if rule is None:
-        texts = [str(c) for c in constraints if c is not NONE] + (["None"] if NONE in constraints else [])
-        rule = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]
+        rule = either([str(c) for c in constraints if c is not NONE] + (["None"] if NONE in constraints else []))
     where = f" of {func}" if func else ""
     raise error(f"The {name!r} parameter{where} must be {rule}. Got {_shown(value)} instead.")
 

@@ -11,9 +11,9 @@ from collections.abc import Iterable
 
 import attrs
 
-from .._validate import fmt, strict_float, strict_int
+from .._validate import Interval, fmt, strict_float, strict_int
 
-__all__ = ["Param", "declare", "strict_int"]
+__all__ = ["Param", "declare"]
 
 
 @attrs.frozen
@@ -79,11 +79,14 @@ class Param:
             if value not in [c for c, _ in self.choices]:
                 raise bad
             return
-        if not math.isfinite(value):
+        if not self.interval().accepts(value):
             raise bad
-        if value < self.lo or value > self.hi or (self.lo_open and value == self.lo) or \
-                (self.hi_open and value == self.hi):
-            raise bad
+
+    def interval(self) -> Interval:
+        """The bounds of a number, as the parameter check sees them (finite, ends open or closed)."""
+        closed = {(False, False): "both", (False, True): "left", (True, False): "right", (True, True): "neither"}
+        return Interval("int" if self.kind == "int" else "real", None if self.lo == -math.inf else self.lo,
+                        None if self.hi == math.inf else self.hi, closed=closed[(self.lo_open, self.hi_open)])
 
     def kernel(self, value: object) -> float:
         """The float the kernel sees."""

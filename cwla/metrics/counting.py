@@ -48,7 +48,7 @@ from typing import ClassVar
 import attrs
 
 from .._numba import jit
-from .._validate import finite_float, fmt, optional_flag, optional_float, strict_int
+from .._validate import finite_float, fmt, optional_flag, optional_float, optional_int
 
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
@@ -62,10 +62,6 @@ C_CODE, C_LEVEL, C_K = 0, 1, 2
 N_CSPEC = 3
 
 
-def _optional_int(value: int | None) -> int | None:
-    return None if value is None else strict_int(value)
-
-
 def _optional_k(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
     if value is not None and value < 1:
         raise ValueError(f"'k' of {type(instance).__name__} must be an integer >= 1 or None: {value}")
@@ -76,7 +72,7 @@ def _optional_rel(instance: object, attribute: attrs.Attribute, value: float | N
         raise ValueError(f"'rel' of {type(instance).__name__} must be > 0 or None: {fmt(value)}")
 
 
-_k_field = attrs.field(default=None, converter=_optional_int, validator=_optional_k)
+_k_field = attrs.field(default=None, converter=optional_int, validator=_optional_k)
 _rel_field = attrs.field(default=None, converter=optional_float, validator=_optional_rel,
                          kw_only=True)
 _judged_field = attrs.field(default=None, converter=optional_flag("judged_only", "a measure"), kw_only=True)

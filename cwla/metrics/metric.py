@@ -19,25 +19,21 @@ import warnings
 import attrs
 
 from .aggregations import Aggregation
-from .._validate import strict_int as _strict_int
-from .._validate import optional_flag
+from .._validate import optional_flag, optional_int
 from ..errors import ConstantMetricWarning, CwlaWarning
 from .browsing import BrowsingModel
 from .gains import Binary, GainMap, Linear
 
-__all__ = ["Metric", "DEFAULTS", "ALL", "at_level", "format_metric"]
+__all__ = ["Metric", "DEFAULTS", "METRIC_OPTIONS", "ALL", "at_level", "format_metric"]
 
 
 def _optional_positive_int(name: str, accepted: str = "an integer >= 1 or None") -> tuple:
-    def convert(value: int | None) -> int | None:
-        return None if value is None else _strict_int(value)
-
     def validate(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
         if value is not None and value < 1:
             raise ValueError(f"'{name}' of a metric must be {accepted}: {value}")
 
 
-    return convert, validate
+    return optional_int, validate
 
 
 def _normalize(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
@@ -190,6 +186,8 @@ def at_level(gain: GainMap, rel: float | None = None) -> GainMap:
 #: What an evaluation uses for options that neither the metric nor the call sets.
 DEFAULTS = {"gain": Linear(), "cutoff": None, "depth": 1000, "stop": False, "normalize": "none",
             "judged_only": False}
+#: the options a metric may set itself (its ``[...]`` in the text), in the grammar's order
+METRIC_OPTIONS = tuple(DEFAULTS)
 
 
 def format_metric(metric: Metric) -> str:

@@ -77,7 +77,7 @@ from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumR
 from .._validate import fmt as _fmt
 from ..errors import MetricSyntaxError
 from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
-from .metric import ALL, Metric, format_metric
+from .metric import ALL, METRIC_OPTIONS, Metric, format_metric
 
 __all__ = ["parse_metric", "parse_gain", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_sort_key",
            "CHEN_SAKAI_DEFAULTS", "TREC_DEFAULT_CUTOFFS"]
@@ -102,7 +102,6 @@ _AGG_ALIASES = {name.lower(): cls for name, cls in AGGREGATIONS.items()}
 _MODEL_ALIASES = {name.lower(): cls for name, cls in MODELS.items()}
 _GAINS = {**{name: cls for name, cls in GAIN_MAPS.items() if cls.params}, "exp": Exponential}  # parameters by name
 _PAIRS = {name: cls for name, cls in GAIN_MAPS.items() if not cls.params}  # GRADE:VALUE pairs
-_OPTIONS = ("gain", "cutoff", "depth", "stop", "normalize", "judged_only")
 
 
 _ACCEPTED = {
@@ -111,7 +110,7 @@ _ACCEPTED = {
               "'Rprec', 'Bpref', 'Judged@10', 'NumRel') or trec_eval names (e.g. 'map', 'P_10', 'P.10', "
               "'ndcg_cut_10', 'recip_rank', 'recall_100'); docs/metrics.md lists them all",
     "gain map": "accepted: " + ", ".join(
-        [f"{n}[({c.params[0]}=X)]" if len(c.params) == 1 else f"{n}({', '.join(f'{q}=X' for q in c.params)})"
+        [f"{n}[({c.params[0]}=X)]" if len(c.params) == 1 else f"{n}({', '.join(f'{q}={v}' for q, v in zip(c.params, 'XYZ'))})"
          for n, c in GAIN_MAPS.items() if c.params]
         + [f"{n}(GRADE:{'GAIN' if n == 'table' else 'VALUE'}, ...)" for n, c in GAIN_MAPS.items() if not c.params])
         + ", or " + ", ".join(f"{n}:X" for n, c in GAIN_MAPS.items() if len(c.params) == 1),
@@ -319,8 +318,8 @@ def _options(parser):
     parser.take("[")
     while True:
         key = parser.take(kind="name", expected="an option name")
-        if key[1] not in _OPTIONS:
-            parser.fail(f"unknown option {key[1]!r} (accepted: {', '.join(_OPTIONS)})", key[2])
+        if key[1] not in METRIC_OPTIONS:
+            parser.fail(f"unknown option {key[1]!r} (accepted: {', '.join(METRIC_OPTIONS)})", key[2])
         if key[1] in options:
             parser.fail(f"option {key[1]!r} given twice", key[2])
         parser.take("=", expected="'='")

@@ -28,7 +28,7 @@ from ..metrics.aggregations import ERRAgg
 from ..metrics.browsing import ERR, MAX_CUTOFF
 from ..metrics.counting import CountingMeasure
 from ..metrics.gains import Binary, GainMap
-from ..metrics.metric import Metric
+from ..metrics.metric import METRIC_OPTIONS, Metric
 from ..metrics.text import parse_gain, parse_metric
 from ..typing import MetricsLike, QrelsLike, RunsLike
 from .evaluation import EXPECTED, Evaluation, metric_position
@@ -37,11 +37,10 @@ from .plan import check_adaptive, normalised, plans, scores
 __all__ = ["Evaluator", "evaluate", "as_metrics", "relevance_level", "OPTIONS", "EXPECTED"]
 
 #: the options of :func:`evaluate` and :class:`Evaluator`, with their defaults
-OPTIONS = {"gain": None, "cutoff": None, "depth": None, "stop": None, "normalize": None, "judged_only": None,
-           "rel": None, "max_docs": None, "order": "trec_eval", "ties": "float32", "workers": None, "costs": None,
+OPTIONS = {**dict.fromkeys(METRIC_OPTIONS), "rel": None, "max_docs": None, "order": "trec_eval", "ties": "float32", "workers": None, "costs": None,
            "max_cost": 1.0, "min_cost": 1.0, "expected": None}
-#: the options every metric may set itself (:meth:`cwla.Metric.resolve`)
-METRIC_OPTIONS = ("gain", "cutoff", "depth", "stop", "normalize", "judged_only")
+#: a number > 0
+_POSITIVE = Interval("real", 0, None, closed="neither")
 
 
 def as_metrics(metrics) -> tuple[list, list[str]]:
@@ -74,15 +73,12 @@ def as_metrics(metrics) -> tuple[list, list[str]]:
 def relevance_level(rel=None, gain=None) -> float | None:
     """The evaluation's relevance level: ``rel``, else the threshold of a binary ``gain``, else None
     (binary measures then use 1). Both given and different is an error."""
-    rel = check(rel, "rel", Interval("real", 0, None, closed="neither"), NONE, func="evaluate",
+    rel = check(rel, "rel", _POSITIVE, NONE, func="evaluate",
                 rule="a number > 0 (the lowest relevant grade)")
     own = gain.threshold if isinstance(gain, Binary) else None
     if rel is not None and own is not None and rel != own:
         raise ValueError(f"evaluate: the relevance level rel={fmt(rel)} contradicts gain={gain}; give one of them")
     return rel if rel is not None else own
-
-
-_POSITIVE = Interval("real", 0, None, closed="neither")
 
 
 @attrs.frozen(eq=False)
@@ -247,18 +243,18 @@ class Evaluator:
 
     def __init__(self, runs: RunsLike | None, metrics: MetricsLike = ("nDCG@10",), *, hold: bool = False,
                  **options: object):
-        self._setup = _Setup.of(metrics, options, stacklevel=3)
-        self._prepared = weakref.WeakSet()
-        self._runs, self._groups = self._read(runs, check(hold, "hold", FLAG, func="Evaluator"))
+        self._start(_Setup.of(metrics, options, stacklevel=3), runs, check(hold, "hold", FLAG, func="Evaluator"))
 
     @classmethod
     def _with(cls, setup: _Setup, runs) -> Evaluator:
         """An Evaluator of an already checked setup (for :func:`evaluate`, which reads the qrels in between)."""
         evaluator = cls.__new__(cls)
-        evaluator._setup = setup
-        evaluator._prepared = weakref.WeakSet()
-        evaluator._runs, evaluator._groups = evaluator._read(runs, False)
+        evaluator._start(setup, runs, False)
         return evaluator
+
+    def _start(self, setup: _Setup, runs, hold: bool) -> None:
+        self._setup, self._prepared = setup, weakref.WeakSet()
+        self._runs, self._groups = self._read(runs, hold)
 
     def _read(self, runs, hold: bool) -> tuple[RunSet | None, list | None]:
         """``(RunSet, None)``, or ``(None, groups)`` for run files read a group at a time (unless ``hold``);
@@ -266,9 +262,9 @@ class Evaluator:
         if runs is None:
             return None, None
         ties, order, workers = self._setup.option("ties"), self._setup.option("order"), self._setup.option("workers")
-        if isinstance(runs, RunSet) or (isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs)):
+        if hold or isinstance(runs, RunSet) or (isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs)):
             return read_runs(runs, workers=workers, ties=ties, order=order), None
-        groups = file_groups(named_runs(runs), None if not hold else float("inf"))  # named and checked once
+        groups = file_groups(named_runs(runs))  # named and checked once
         if len(groups) == 1:
             return read_named(groups[0], workers=workers, ties=ties, order=order), None
         return None, groups
