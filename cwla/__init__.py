@@ -51,9 +51,7 @@ MOVED = {
 }
 #: names an old module held that another module holds now (the old path still has them)
 BORROWED = {"gains": {"parse_gain": "metrics.text"}}
-keep_old_paths({f"cwla.{old}": f"cwla.{new}" for old, new in MOVED.items()},
-               {f"cwla.{old}": {name: f"cwla.{home}" for name, home in names.items()}
-                for old, names in BORROWED.items()})
+keep_old_paths("cwla", MOVED, BORROWED)
 
 
 def __getattr__(name: str) -> object:

@@ -53,17 +53,20 @@ class _OldPaths(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(fullname, _Alias(new))
 
 
-def keep_old_paths(moved: Mapping[str, str], names: Mapping[str, Mapping[str, str]] | None = None) -> None:
-    """Answer each old module path of ``moved`` (``{"cwla.runset": "cwla.data.runset", ...}``) with its module.
+def keep_old_paths(package: str, moved: Mapping[str, str], borrowed: Mapping[str, Mapping[str, str]] | None = None
+                   ) -> None:
+    """Answer each old module path of ``package`` in ``moved`` (``{"runset": "data.runset", ...}``, relative to
+    the package) with its module.
 
-    ``names`` lists what an old module had from elsewhere, now kept by another module
-    (``{"cwla.gains": {"parse_gain": "cwla.metrics.text"}}``): the name is set on the moved module (which
-    is the old path's module), so ``from cwla.gains import parse_gain`` keeps working."""
-    for old, borrowed in (names or {}).items():
-        module = importlib.import_module(moved[old])
-        for name, home in borrowed.items():
+    ``borrowed`` lists what an old module had from elsewhere, now kept by another module
+    (``{"gains": {"parse_gain": "metrics.text"}}``): the name is set on the moved module (which is the old
+    path's module), so ``from cwla.gains import parse_gain`` keeps working."""
+    moved = {f"{package}.{old}": f"{package}.{new}" for old, new in moved.items()}
+    for old, names in (borrowed or {}).items():
+        module = importlib.import_module(moved[f"{package}.{old}"])
+        for name, home in names.items():
             if not hasattr(module, name):
-                setattr(module, name, getattr(importlib.import_module(home), name))
+                setattr(module, name, getattr(importlib.import_module(f"{package}.{home}"), name))
     later = {}
     for old, new in moved.items():
         if new in sys.modules:

@@ -20,16 +20,25 @@ Not for users: the names may change with cwla (the two packages are released tog
 from ._latex import bold, escape, grid, inline_math, superscript, table, tabular
 from ._moved import keep_old_paths
 from ._numba import jit
-from ._validate import CALLABLE, FLAG, NONE, Constraint, Instance, Interval, Options, Predicate, check, fmt
-from .bridges.cli import (add_option_arguments, add_scoring_arguments, evaluation_options, run_command,
-                          scoring_options, topic_notes)
-from .data.files import atomic_write, atomic_write_text, check_outputs, read_bytes, text_lines
+from ._validate import FLAG, NONE, Interval, Options, check
+from .data.files import atomic_write, atomic_write_text, check_outputs, text_lines
 from .metrics.aggregations import AGGREGATIONS
 from .metrics.browsing import BROWSING_MODELS
 from .scoring.evaluator import as_metrics
 
-__all__ = ["jit", "check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE",
-           "fmt", "bold", "escape", "grid", "inline_math", "superscript", "table", "tabular", "read_bytes",
-           "text_lines", "atomic_write", "atomic_write_text", "check_outputs", "keep_old_paths", "AGGREGATIONS",
-           "BROWSING_MODELS", "as_metrics", "add_option_arguments", "add_scoring_arguments", "evaluation_options",
-           "run_command", "scoring_options", "topic_notes"]
+#: the command line's shared arguments and error handling (:mod:`cwla.bridges.cli`), imported when first
+#: asked for: only the ``discpower`` command needs them (and argparse), not ``import discpower``
+CLI = ("add_option_arguments", "add_scoring_arguments", "evaluation_options", "run_command", "scoring_options",
+       "topic_notes")
+
+__all__ = ["jit", "check", "Interval", "Options", "NONE", "FLAG", "bold", "escape", "grid", "inline_math",
+           "superscript", "table", "tabular", "text_lines", "atomic_write", "atomic_write_text", "check_outputs",
+           "keep_old_paths", "AGGREGATIONS", "BROWSING_MODELS", "as_metrics", *CLI]
+
+
+def __getattr__(name: str) -> object:
+    if name in CLI:
+        from .bridges import cli
+
+        return getattr(cli, name)
+    raise AttributeError(f"module 'cwla._shared' has no attribute {name!r}")

@@ -51,7 +51,7 @@ MOVED = {
     "stability": "qrels.stability", "simulation": "qrels.simulation", "sweeps": "qrels.sweeps",
     "cluster": "qrels.cluster", "compare": "reports.systems", "io": "reports.io", "cli": "reports.cli",
 }
-keep_old_paths({f"discpower.{old}": f"discpower.{new}" for old, new in MOVED.items()})
+keep_old_paths("discpower", MOVED)
 
 
 def __getattr__(name: str) -> object:

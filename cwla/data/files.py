@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["read_bytes", "read_array", "text_lines", "is_gzip", "text_size", "GZIP_MAGIC", "UTF8_BOM", "check_outputs",
+__all__ = ["read_bytes", "read_array", "decoded_lines", "text_lines", "text_size", "UTF8_BOM", "check_outputs",
            "atomic_write", "atomic_write_text"]
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -102,20 +102,24 @@ def _read_all(fh, allocate) -> np.ndarray:
     return np.concatenate([out[:n], np.frombuffer(more, dtype=np.uint8)]) if more else out[:n]
 
 
-def text_lines(path, what: str, *, error: type[Exception] = InputError) -> list[tuple[int, str]]:
-    """``(line number, text)`` of every non-blank line of a text file (:func:`read_bytes`), decoded as UTF-8;
-    a line that is not UTF-8 raises ``error`` naming the file and the line."""
-    label = os.fsdecode(path)
-    out = []
-    for lineno, raw in enumerate(bytes(read_bytes(path, what, error=error)).splitlines(), start=1):
+def decoded_lines(data: bytes, label: str, *, error: type[Exception] = InputError, hint: str = ""):
+    """Yield ``(line number, text)`` of every physical line of ``data`` (split on \\n, \\r\\n and \\r, as
+    pandas does), decoded as UTF-8; a line that is not raises ``error`` naming ``label`` and the line
+    (``hint`` ends the message)."""
+    for lineno, raw in enumerate(data.splitlines(), start=1):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise error(f"{label}, line {lineno}: not valid UTF-8 text ({exc.reason} at byte {exc.start} of the "
-                        f"line)") from None
-        if text.strip():
-            out.append((lineno, text))
-    return out
+                        f"line){hint}") from None
+        yield lineno, text
+
+
+def text_lines(path, what: str, *, error: type[Exception] = InputError) -> list[tuple[int, str]]:
+    """``(line number, text)`` of every non-blank line of a text file (:func:`read_bytes`), decoded as UTF-8
+    (:func:`decoded_lines`)."""
+    data = bytes(read_bytes(path, what, error=error))
+    return [(n, text) for n, text in decoded_lines(data, os.fsdecode(path), error=error) if text.strip()]
 
 
 def is_gzip(path) -> bool:

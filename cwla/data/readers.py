@@ -78,7 +78,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..typing import PathLike, QrelsLike, RunLike
-from .files import UTF8_BOM, read_bytes
+from .files import UTF8_BOM, decoded_lines, read_bytes
 from .trec_format import FLOAT_RE as _FLOAT_RE
 from .trec_format import INT_RE as _INT_RE
 from .trec_format import NONFINITE_RE as _NONFINITE_RE
@@ -542,19 +542,10 @@ def _refuse_topic_all(frame: pd.DataFrame, where) -> None:
 
 
 def _physical_lines(data: bytes, label: str):
-    """Yield ``(line number, text)`` for each physical line of the content."""
+    """Yield ``(line number, text)`` for each physical line of the content (:func:`decoded_lines`)."""
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM):]
-    # bytes.splitlines() splits on \n, \r\n and \r only, like pandas.
-    for lineno, raw in enumerate(data.splitlines(), start=1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                f"{label}, line {lineno}: not valid UTF-8 text ({exc.reason} at byte "
-                f"{exc.start} of the line); accepted: UTF-8 text"
-            ) from None
-        yield lineno, text
+    return decoded_lines(data, label, hint="; accepted: UTF-8 text")
 
 
 def _parse_token(token: str, column: str, kind: str):
