@@ -23,9 +23,10 @@ def alpha_level(value: object, name: str = "alpha") -> float:
     return check(value, name, ALPHA, error=DiscpowerError)
 
 
-def count(value: object, name: str, low: int = 1, *, whole: bool = False) -> int:
-    """An integer >= ``low`` (``whole``: an integral float such as 10.0, as sweeps produce, too)."""
-    return check(value, name, Interval("int", low, None, whole=whole), error=DiscpowerError)
+def count(value: object, name: str, low: int = 1, *, whole: bool = False, func: str | None = None) -> int:
+    """An integer >= ``low`` (``whole``: an integral float such as 10.0, as sweeps produce, too); ``func``
+    names the function in the message."""
+    return check(value, name, Interval("int", low, None, whole=whole), func=func, error=DiscpowerError)
 
 
 def n_trials(value: object, name: str = "n_trials") -> int:

@@ -31,17 +31,19 @@ def parsed_metrics(metrics) -> dict:
     return dict(zip(labels, measures))
 
 
-def evaluator_for(runs, metrics, options: dict, func: str, *, default=None, hold: bool = False) -> Evaluator:
+def evaluator_for(runs, metrics, options: dict, func: str, *, default=None, hold: bool = False,
+                  prepared: bool = False) -> Evaluator:
     """The entry point's one Evaluator: ``runs`` itself when it is one (then no metrics nor options may be
     given beside it), else ``Evaluator(runs, metrics or default, hold=hold, **options)`` (``hold``: the runs
-    held whatever their size, for the entry points that score many qrels)."""
+    held whatever their size, for the entry points that score many qrels; ``prepared``: it scores a prepared
+    Collection, so ``runs`` may be None)."""
     if isinstance(runs, Evaluator):
         if metrics is not None or options:
             given = ", ".join(["metrics"] * (metrics is not None) + sorted(options))
             raise DiscpowerError(f"{func}: the Evaluator holds the metrics and every option; give them when you "
                                  f"build it, not beside it (got {given})")
         return runs
-    if runs is None:
+    if runs is None and not prepared:
         raise DiscpowerError(f"{func}: no runs given (pass run files, frames, a RunSet or a cwla.Evaluator)")
     if metrics is None:
         if default is None:
@@ -52,19 +54,13 @@ def evaluator_for(runs, metrics, options: dict, func: str, *, default=None, hold
 
 def evaluation_of(qrels, runs, metrics, options: dict, func: str) -> Evaluation:
     """The scores an entry point works on: ``qrels`` itself when it is a :class:`cwla.Evaluation` (then
-    nothing else may be given), a prepared :class:`cwla.Collection` scored, or the qrels scored by the one
+    nothing else may be given), else ``qrels`` (or a prepared :class:`cwla.Collection`) scored by the one
     Evaluator of :func:`evaluator_for`."""
     if isinstance(qrels, Evaluation):
         if runs is not None or metrics is not None or options:
             raise DiscpowerError(f"{func}: pass either an Evaluation or qrels, runs and metrics, not both")
         return qrels
-    if isinstance(qrels, Collection):
-        if isinstance(runs, Evaluator):  # one its prepare() made
-            evaluator_for(runs, metrics, options, func)
-            return runs.score(qrels)
-        if runs is not None:
-            raise DiscpowerError(f"{func}: a Collection holds its runs; pass it without runs")
-        if metrics is None:
-            raise DiscpowerError(f"{func}: no metrics given (e.g. ['nDCG@10'] or cwla.chen_sakai_grid())")
-        return Evaluator(None, metrics, **options).score(qrels)
-    return evaluator_for(runs, metrics, options, func).score(qrels)
+    prepared = isinstance(qrels, Collection)
+    if prepared and runs is not None and not isinstance(runs, Evaluator):  # an Evaluator's prepare() made it
+        raise DiscpowerError(f"{func}: a Collection holds its runs; pass it without runs")
+    return evaluator_for(runs, metrics, options, func, prepared=prepared).score(qrels)

@@ -217,7 +217,7 @@ def family_consistency(consistency: SplitHalfConsistency, families: Families, *,
     families = metric_families(consistency.labels, families, metrics)
     trials = consistency.test.n_resamples if n_trials is None else trials_value(n_trials, "n_trials")
     seed = consistency.test.seed if seed is None else seed_value(seed)
-    null_memory(trials, "The 'n_trials' parameter", tests=len(families))
+    null_memory(trials, tests=len(families))
     return family_tests(consistency, families, trials, seed)
 
 

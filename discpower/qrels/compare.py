@@ -66,6 +66,7 @@ COUNTS = frozenset({"TP", "TN", "FP", "FN", "pairs", "kappa_overlap", "topics_tr
 #: values of ``topics=``
 TOPIC_POLICIES = ("common", "truth")
 _WEIGHTS = Options((None, "linear", "quadratic"))
+_TOPICS = Options(TOPIC_POLICIES)
 
 
 def ratio(num, den) -> float:
@@ -299,7 +300,7 @@ def _check_options(direction_aware, kappa_threshold, kappa_weights, topics) -> N
     check(kappa_threshold, "kappa_threshold", Interval("real"), NONE, error=DiscpowerError,
           rule="a finite number or None")
     check(kappa_weights, "kappa_weights", _WEIGHTS, error=DiscpowerError)
-    check(topics, "topics", Options(TOPIC_POLICIES), error=DiscpowerError)
+    check(topics, "topics", _TOPICS, error=DiscpowerError)
 
 
 @attrs.frozen(eq=False)
@@ -383,7 +384,7 @@ class QrelsComparer:
             raise DiscpowerError(f"{one_metric}: compare one metric at a time; got {len(labels)}: {list(labels)} "
                                  f"(name one with metric=, or use QrelsComparer.compare_all)")
         if test == "tukey":  # the plan's one memory check: a truth test per metric kept, a candidate's at a time
-            null_memory(n_trials, "The 'n_trials' parameter", tests=len(labels) + 1)
+            null_memory(n_trials, tests=len(labels) + 1)
         if not isinstance(runs, Evaluator):
             evaluator = evaluator_for(runs, metric, options, func, hold=True)
         g = read_qrels(truth)
@@ -429,6 +430,15 @@ class QrelsComparer:
     def truth_test(self) -> PairwiseTest:
         """The ground truth's test on all its topics, first metric."""
         return self.truth_test_on(self.truth_evaluation.topics)
+
+    def matrix(self, ev: Evaluation, metric: str | None = None) -> np.ndarray:
+        """``metric``'s scores in ``ev`` (default: the first metric's) as a checked topics x runs matrix."""
+        return score_matrix(ev.scores(self._label(metric)))[0]  # runs x topics, labelled: read as topics x runs
+
+    @property
+    def truth_matrix(self) -> np.ndarray:
+        """The runs' scores under the ground truth, first metric, topics x runs."""
+        return self.matrix(self.truth_evaluation)
 
     def _label(self, metric) -> str:
         if metric is None:
@@ -496,8 +506,7 @@ class QrelsComparer:
                        topics: str | None = None, kappa: tuple[float, int] | None = None) -> QrelsComparison:
         """The comparison of a candidate already joined (:meth:`join`) under ``metric`` (default: the first);
         ``kappa`` as :meth:`kappa` gives it (computed here if None)."""
-        topics = self.topics if topics is None else topics
-        _check_options(self.direction_aware, self.kappa_threshold, self.kappa_weights, topics)
+        topics = self.topics if topics is None else check(topics, "topics", _TOPICS, error=DiscpowerError)
         label = self._label(metric)
         ev = self.evaluator.score(joined, metrics=[label])  # scored on its own: its values are evaluate's alone
         cand_test = self._test(ev, label)

@@ -53,6 +53,7 @@ import pandas as pd
 from cwla import Evaluator, read_qrels, read_runs
 from cwla._shared import Interval, Options, check
 
+from .._params import count
 from ..errors import DiscpowerError
 from ..stats.rng import seed_value
 from ..typing import QrelsLike, RunsLike, Seed
@@ -75,7 +76,7 @@ def _real(value, name: str, func: str, rule: str, interval: Interval) -> float:
 
 def _count(value, name: str, func: str) -> int:
     """An integer >= 1 (a whole-valued float such as 10.0, as sweeps produce, is accepted)."""
-    return check(value, name, Interval("int", 1, None, whole=True), func=func, error=DiscpowerError)
+    return count(value, name, whole=True, func=func)
 
 
 def _threshold(value, func: str) -> float:

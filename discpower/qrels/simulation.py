@@ -45,7 +45,6 @@ from cwla._shared import Interval, check
 from .._params import n_trials as _count
 from .._progress import reporter
 from ..errors import DiscpowerError
-from ..stats.matrix import score_matrix
 from ..stats.rng import seed_value, stream
 from ..typing import MetricLike, Progress, QrelsLike, Seed
 from .compare import QrelsComparer, compare_tests, ratio, significance_test
@@ -218,11 +217,10 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
     comparer = QrelsComparer.build(population.qrels, population.runs, metric, test=test, alpha=alpha,
                                    n_trials=n_trials, seed=seed, one_metric="known_truth_errors", **options)
     alpha = comparer.alpha
-    ev_g = comparer.truth_evaluation
-    names = tuple(ev_g.runs)
+    names = tuple(comparer.truth_evaluation.runs)
     order = [list(population.runs).index(r) for r in names]
     true = population.true_difference()[np.ix_(order, order)]
-    X_g, _ = score_matrix(ev_g.scores(comparer.label))
+    X_g = comparer.truth_matrix
     resolved = {name: (q(population.qrels.copy()) if callable(q) else q) for name, q in candidates.items()}
     cands = {}
     for name, (X_c, rows) in scored_candidates(comparer, resolved).items():

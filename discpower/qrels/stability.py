@@ -32,7 +32,6 @@ from .._params import count
 from .._params import n_trials as _check_trials
 from .._progress import reporter
 from ..errors import DiscpowerError
-from ..stats.matrix import score_matrix
 from ..stats.rng import child_seeds, seed_value, stream
 from ..stats.similarity import kendall_tau_b
 from ..typing import MetricLike, Progress, QrelsLike, RunsLike, Seed
@@ -65,8 +64,7 @@ def scored_candidates(comparer: QrelsComparer, candidates) -> dict:
             _, ev_c = comparer.score(qrels)
         except CwlaError as err:
             raise DiscpowerError(f"candidate {name!r}: {err}") from None
-        X_c, _ = score_matrix(ev_c.scores(comparer.label))  # runs x topics, labelled: read as topics x runs
-        out[str(name)] = (X_c, np.array([topic_row[t] for t in ev_c.topics]))
+        out[str(name)] = (comparer.matrix(ev_c), np.array([topic_row[t] for t in ev_c.topics]))
     return out
 
 
@@ -160,8 +158,7 @@ def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs:
     n_boot, seed, comparer = _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics,
                                                options, "truth_stability")
     alpha = comparer.alpha
-    ev_g = comparer.truth_evaluation
-    X_g, _ = score_matrix(ev_g.scores(comparer.label))
+    X_g, systems = comparer.truth_matrix, comparer.truth_evaluation.runs
     cands = scored_candidates(comparer, candidates)
     n = X_g.shape[0]
     resample_seed, *test_seeds = child_seeds(seed, n=n_boot + 2)
@@ -171,18 +168,18 @@ def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs:
     rows, names = [], None
     for b, idx in enumerate(samples):
         test_seed = int(test_seeds[b])
-        test_g = significance_test(X_g[idx], ev_g.runs, test, n_trials=n_trials, seed=test_seed)
+        test_g = significance_test(X_g[idx], systems, test, n_trials=n_trials, seed=test_seed)
         for name, (X_c, rows_of) in cands.items():
             position = {r: k for k, r in enumerate(rows_of)}
             drawn = [r for r in idx if r in position]
             if len(drawn) < 2:  # too few of its topics drawn: the measures are undefined here
                 rows += [{"sample": b, "candidate": name, "measure": k, "value": np.nan} for k in names or ()]
                 continue
-            test_c = significance_test(X_c[[position[r] for r in drawn]], ev_g.runs, test, n_trials=n_trials,
+            test_c = significance_test(X_c[[position[r] for r in drawn]], systems, test, n_trials=n_trials,
                                        seed=test_seed)
             truth_b = test_g
             if topics == "common" and len(drawn) < len(idx):
-                truth_b = significance_test(X_g[drawn], ev_g.runs, test, n_trials=n_trials, seed=test_seed)
+                truth_b = significance_test(X_g[drawn], systems, test, n_trials=n_trials, seed=test_seed)
             result = compare_tests(truth_b, test_c, alpha=alpha, direction_aware=comparer.direction_aware)
             names = names or list(result.measures)
             rows += [{"sample": b, "candidate": name, "measure": k, "value": float(v)}
@@ -301,12 +298,11 @@ def run_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: R
     n_boot, seed, comparer = _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics,
                                                options, "run_stability")
     alpha = comparer.alpha
-    ev_g = comparer.truth_evaluation
-    names = tuple(ev_g.runs)
+    names = tuple(comparer.truth_evaluation.runs)
     m = len(names)
     if m < 4:
         raise DiscpowerError(f"run-set stability needs at least 4 runs (3 remain when one is left out); got {m}")
-    X_g, _ = score_matrix(ev_g.scores(comparer.label))
+    X_g = comparer.truth_matrix
     cands = {}
     for name, (X_c, rows) in scored_candidates(comparer, candidates).items():
         cands[name] = (X_g if topics == "truth" or len(rows) == X_g.shape[0] else X_g[rows], X_c)

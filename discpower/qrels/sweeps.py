@@ -30,7 +30,7 @@ from cwla.errors import CwlaError, CwlaWarning
 
 from .._progress import reporter
 from ..errors import DiscpowerError
-from ..scoring import DEFAULT_METRIC, parsed_metrics
+from ..scoring import parsed_metrics
 from ..stats.rng import seed_value
 from .executors import (Recipe, Shipment, build, check_executor, check_store, check_worker_threads, forget, is_path,
                         shipped)
@@ -252,9 +252,8 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
     threads = check_worker_threads(worker_threads)
     items = cells(generators, parameters, repetitions, candidates, seed)
     store = check_store(store, truth, runs, items)
-    if metric is None and not isinstance(runs, Evaluator):
-        metric = DEFAULT_METRIC
-    if _several(runs, metric) and not isinstance(runs, Evaluator):  # parsed once, refused before any work
+    several = _several(runs, metric)
+    if several and not isinstance(runs, Evaluator):  # parsed once, refused before any work
         try:
             metric = parsed_metrics(metric)
         except (TypeError, ValueError) as exc:
@@ -268,7 +267,7 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
     # built here too with an executor: bad inputs fail before any task is submitted, and the plan's memory
     # is checked once (QrelsComparer.build)
     comparer = build(recipe)
-    recipe = attrs.evolve(recipe, labels=comparer.labels if _several(runs, metric) else None)
+    recipe = attrs.evolve(recipe, labels=comparer.labels if several else None)
     shipment = Shipment(store)
     futures = []
     try:

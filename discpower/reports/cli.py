@@ -161,15 +161,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_tukey(args) -> int:
-    from .._params import n_trials as trials_value
     from ..stats.matrix import finite_sums, score_matrix
-    from ..stats.memory import null_memory
+    from ..stats.memory import null_trials
     from ..stats.rng import seed_value
     from ..stats.tukey import tukey_test
     from .io import read_matrix
 
-    B = trials_value(args.trials)
-    null_memory(B, "--trials")  # the command's one memory check, before the matrix is read
+    B = null_trials(args.trials, "--trials")  # the command's one memory check, before the matrix is read
     X, systems = read_matrix(args.matrix)
     X, systems = score_matrix(X, systems=systems)
     finite_sums(X, "randomised Tukey HSD")

@@ -55,7 +55,7 @@ from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of
 from ..stats.matrix import finite_sums, labelled_axes, score_matrix
-from ..stats.memory import null_memory
+from ..stats.memory import null_trials
 from ..stats.rng import seed_value
 from ..stats.significance import adjust_pvalues, bootstrap_test, fisher_test, paired_t_test, parametric_tukey_hsd
 from ..stats.tukey import column_sums, tukey_test
@@ -186,8 +186,7 @@ def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | N
                              f"Got {baseline!r} instead.")
     alpha = alpha_level(alpha)
     if test in RESAMPLING:
-        B = trials_value(n_trials)
-        null_memory(B, "The 'n_trials' parameter")  # the plan's one check: a test at a time, its null not kept
+        B = null_trials(n_trials)  # the plan's one check: a test at a time, its null not kept
         seed = seed_value(seed)
     else:
         trials_value(n_trials)  # checked, though unused: a bad value is a mistake either way
@@ -211,11 +210,7 @@ def _matrices(scores, systems, topics) -> tuple[tuple[str, ...], list[np.ndarray
         if isinstance(value, pd.DataFrame):
             value = labelled_axes(value, f"the scores of {label!r}")  # topics x systems, by its labels
             frame_topics = tuple(str(t) for t in value.index)
-            if topics is not None and value.index.name is not None and frame_topics != tuple(map(str, topics)):
-                raise DiscpowerError(f"the scores of {label!r} name their topics (axis {value.index.name!r}) "
-                                     f"{list(frame_topics)[:5]}, and topics= names others {list(topics)[:5]}; "
-                                     f"give one of them")
-        X, these = score_matrix(value, name=f"the scores of {label!r}", systems=systems, min_systems=1)
+        X, these = score_matrix(value, name=f"the scores of {label!r}", systems=systems, topics=topics, min_systems=1)
         if X.shape[1] < 2:
             raise DiscpowerError(f"comparing systems needs at least 2 systems; the scores of {label!r} have "
                                  f"{X.shape[1]} (one column per system: {list(these)})")

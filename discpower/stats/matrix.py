@@ -72,9 +72,10 @@ def score_matrix(X, *, name="X", min_systems=2, min_topics=2, systems=None, topi
             raise DiscpowerError(f"{name} names its systems {list(own)[:5]}{' ...' if len(own) > 5 else ''} "
                                  f"(its {X.columns.name!r} axis), and systems= names others "
                                  f"{list(systems)[:5]}; give one of them")
-        if topics is not None and labelled and tuple(str(t) for t in topics) != tuple(str(t) for t in X.index):
-            raise DiscpowerError(f"{name} names its topics by its {X.index.name!r} axis, and topics= names others; "
-                                 f"give one of them")
+        own_topics = tuple(str(t) for t in X.index)
+        if topics is not None and X.index.name is not None and tuple(map(str, topics)) != own_topics:
+            raise DiscpowerError(f"{name} names its topics {list(own_topics)[:5]} (its {X.index.name!r} axis), and "
+                                 f"topics= names others {list(topics)[:5]}; give one of them")
         systems = list(own) if systems is None else systems
         X = X.to_numpy()
     if isinstance(X, (list, tuple)) and X and all(isinstance(row, (list, tuple, np.ndarray)) for row in X):

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 
+from .._params import n_trials
 from ..errors import DiscpowerError
 
-__all__ = ["available_memory", "check_memory", "null_memory", "NULL_BYTES"]
+__all__ = ["available_memory", "check_memory", "null_memory", "null_trials", "NULL_BYTES"]
+
+#: what a memory message names when the trials are the ``n_trials`` parameter
+TRIALS = "The 'n_trials' parameter"
 
 #: bytes a resampling trial takes: its null statistic and the sorted copy the p-values are read from (float64)
 NULL_BYTES = 16
@@ -69,9 +73,17 @@ def check_memory(needed: int, what: str, remedy: str, *, per_unit: int | None = 
                          f"{remedy}{fit}")
 
 
-def null_memory(count: int, what: str, tests: int = 1) -> None:
+def null_memory(count: int, what: str = TRIALS, tests: int = 1) -> None:
     """Refuse ``count`` trials whose null distributions (``tests`` of them kept at once) would not fit in
     memory; ``what`` names the option."""
     check_memory(NULL_BYTES * count * tests, f"{what} ({count:,} trials; the null distribution and its sorted copy "
                  f"take {NULL_BYTES} bytes a trial" + (f", {tests} tests at once)" if tests > 1 else ")"),
                  "use fewer trials", per_unit=NULL_BYTES * tests)
+
+
+def null_trials(value: object, what: str = TRIALS) -> int:
+    """A checked number of trials (:func:`discpower._params.n_trials`) whose null distribution fits in memory
+    (:func:`null_memory`): the check of a test that runs alone."""
+    trials = n_trials(value)
+    null_memory(trials, what)
+    return trials

@@ -31,7 +31,7 @@ from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from ..typing import ArrayLike, Matrix, Seed
 from .matrix import finite_sums, score_matrix
-from .memory import null_memory
+from .memory import null_trials
 from .result import PairwiseTest
 from .rng import next_below, seed_value, trial_state
 from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges, tukey_test
@@ -399,8 +399,7 @@ def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: 
     finite_sums(X, "Fisher randomisation")
     B = seed_ = None
     if not exact:
-        B = trials_value(n_trials)
-        null_memory(B, "The 'n_trials' parameter")
+        B = null_trials(n_trials)
         seed_ = seed_value(seed)
     return fisher_test(X, names, B, seed_, plus_one=plus_one, exact=exact)
 
@@ -537,8 +536,7 @@ def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int 
     """
     X, names = _two_systems(x, y, systems, "paired_bootstrap")
     finite_sums(X, "paired bootstrap", squares=True)
-    B = trials_value(n_trials)
-    null_memory(B, "The 'n_trials' parameter")
+    B = null_trials(n_trials)
     return bootstrap_test(X, names, B, seed_value(seed), plus_one=plus_one)
 
 

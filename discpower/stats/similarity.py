@@ -33,6 +33,7 @@ from cwla._shared import Interval, check, grid, jit
 from cwla._shared import escape as _tex
 from cwla.errors import CwlaWarning
 
+from .._params import ALPHA
 from ..errors import DiscpowerError
 from ..typing import ArrayLike
 from .matrix import score_array
@@ -142,7 +143,7 @@ def check_tie_tolerance(value) -> float:
 
 
 def _level(value) -> float:
-    return check(value, "level", Interval("real", 0, 1, closed="neither"), error=DiscpowerError,
+    return check(value, "level", ALPHA, error=DiscpowerError,
                  rule="a confidence level in the open interval (0, 1)")
 
 

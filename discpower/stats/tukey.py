@@ -24,10 +24,9 @@ from numba import prange
 
 from cwla._shared import jit
 
-from .._params import n_trials as trials_value
 from ..typing import Matrix, Seed
 from .matrix import finite_sums, score_matrix
-from .memory import null_memory
+from .memory import null_trials
 from .result import PairwiseTest
 from .rng import seed_value, shuffle, trial_state
 
@@ -127,8 +126,7 @@ def randomised_tukey_hsd(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *
     """
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "randomised Tukey HSD")
-    B = trials_value(n_trials)
-    null_memory(B, "The 'n_trials' parameter")
+    B = null_trials(n_trials)
     return tukey_test(X, names, B, seed_value(seed), plus_one=plus_one)
 
 
