@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/bench_store.py dl20 [--data DIR] [--trials B] [--repeats N]
+    python benchmarks/bench_store.py verify [--data DIR] [--repeats N]
     python benchmarks/bench_store.py large [--topics 5000] [--runs 20] [--depth 1000] [--dir DIR] [--keep]
     python benchmarks/bench_store.py huge  [--dir DIR] [--keep]     # cwla eval on 20,000 x 20 x 1000
 
@@ -14,6 +15,11 @@ side in one process:
    ``QrelsComparer`` built once, beside what it needs on prepared data: ``cwla.evaluate`` on a
    Collection already joined plus ``randomised_tukey_hsd``; the ratio (target <= 2.5x);
 3. a McKechnie-style sampling sweep: 10 rates x 10 repetitions (target under 10 s on 2 cores).
+
+``verify`` (TREC DL 2020, 59 runs saved to a store in a temporary folder) opens the store with and
+without checksum verification, alternately, ``--repeats`` times each (pages in the page cache: the
+store was just written), and prints the medians and the cost of verifying against opening without it
+(target <= 20 %); then the same with a ``cwla.evaluate(qrels, store, ["nDCG@10"])`` after each open.
 
 ``large`` writes a generated collection (``--topics`` x ``--runs`` x ``--depth``; docnos drawn from
 8.8 M MS MARCO-like ids, 200 judgements per topic; plain-text files, not shipped) and measures in
@@ -107,6 +113,38 @@ def _dl20(args) -> int:
     print(f"  of which joining the candidate with the runs: {join * 1000:.1f} ms")
     print(f"sweep 10 rates x 10 repetitions: {sweep:.1f} s ({sweep / 100:.3f} s per candidate)   "
           f"[target < 10 s: {'PASS' if sweep < 10 else 'MISS'}]")
+    return 0
+
+
+def _verify(args) -> int:
+    runs = sorted((args.data / "runs").glob("*.gz"))
+    if not runs:
+        print(f"no runs under {args.data}", file=sys.stderr)
+        return 1
+    truth = args.data / "qrels" / "qrels.dl20-passage.txt"
+    import cwla
+
+    cwla.warmup()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = cwla.read_runs(runs).save(Path(tmp) / "store")
+        size = sum(f.stat().st_size for f in folder.iterdir())
+        print(f"store: {len(runs)} runs, {size / 2**20:.1f} MiB; {_threads()}; load {os.getloadavg()[0]:.2f}")
+        for label, then in (("open_runs", None), ("open_runs + evaluate nDCG@10", truth)):
+            times = {True: [], False: []}
+            for _ in range(args.repeats):
+                for verify in (False, True):
+                    t0 = time.perf_counter()
+                    opened = cwla.open_runs(folder, verify=verify)
+                    if then is not None:
+                        cwla.evaluate(then, opened, ["nDCG@10"])
+                    times[verify].append(time.perf_counter() - t0)
+                    del opened
+            plain, checked = statistics.median(times[False]), statistics.median(times[True])
+            print(f"{label}: without verification {plain * 1e3:.2f} ms, with {checked * 1e3:.2f} ms: verifying "
+                  f"costs {(checked - plain) / plain:+.0%} of opening without it (target <= +20%) "
+                  f"[{'PASS' if checked <= 1.2 * plain else 'FAIL'}]" if then is None else
+                  f"{label}: without verification {plain * 1e3:.1f} ms, with {checked * 1e3:.1f} ms "
+                  f"({(checked - plain) / plain:+.1%})")
     return 0
 
 
@@ -316,6 +354,9 @@ def main(argv=None) -> int:
     d.add_argument("--data", type=Path, default=DEFAULT_DATA)
     d.add_argument("--trials", type=int, default=10_000)
     d.add_argument("--repeats", type=int, default=3)
+    v = sub.add_parser("verify")
+    v.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    v.add_argument("--repeats", type=int, default=31)
     for name in ("large", "huge"):
         g = sub.add_parser(name)
         g.add_argument("--dir", help="where to write the generated files (default: a temporary folder)")
@@ -325,7 +366,7 @@ def main(argv=None) -> int:
             g.add_argument("--runs", type=int, default=20)
             g.add_argument("--depth", type=int, default=1000)
     args = p.parse_args(argv)
-    return {"dl20": _dl20, "large": _large, "huge": _huge}[args.part](args)
+    return {"dl20": _dl20, "verify": _verify, "large": _large, "huge": _huge}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ retrieved document, plus the distinct (topic, docno) pairs (the docno's bytes an
 
 from __future__ import annotations
 
-import json
 import numbers
 import os
 import queue
@@ -39,10 +38,11 @@ from ._docnos import Strings, strings_of
 from ._join import cell_starts, group_by_cell, order_cells
 from ._pairs import Docnos, PairBuilder, find_pairs
 from ._tokenize import RunColumns, Workspace, read_run_file
-from .._validate import Interval, NONE, Options, check
+from .._validate import FLAG, Interval, NONE, Options, check
 from ..errors import InputError
 from .files import text_size
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
+from .store import MANIFEST, check_arrays, map_arrays, read_manifest, write_folder
 
 __all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "run_groups", "open_runs", "is_run_store",
            "default_workers", "check_ties", "check_order", "TIES", "ORDERS", "STORE_FORMAT", "STORE_VERSION"]
@@ -310,16 +310,20 @@ class RunSet:
 # the run store: a RunSet saved to a folder, opened memory-mapped
 # ---------------------------------------------------------------------------
 
-#: the ``format`` of a run store's manifest, and the version :func:`open_runs` reads
+#: the ``format`` of a run store's manifest, the version :meth:`RunSet.save` writes and those :func:`open_runs`
+#: reads (version 1, from before checksums, only with ``verify=False``)
 STORE_FORMAT = "cwla.RunSet"
-STORE_VERSION = 1
-_MANIFEST = "manifest.json"
-#: array -> (file, dtype or None: the scores' dtype is the store's ``ties``)
-_STORE_ARRAYS = {"docno_blob": ("docno_blob.npy", "uint8"), "docno_offsets": ("docno_offsets.npy", "int64"),
-                 "docno_hashes": ("docno_hashes.npy", "uint64"), "pair_starts": ("pair_starts.npy", "int64"),
-                 "lengths": ("lengths.npy", "int64"), "doc_ids": ("doc_ids.npy", "int32"),
-                 "scores": ("scores.npy", None)}
+STORE_VERSION = 2
+_READS = (1, 2)
+_MANIFEST = MANIFEST
+#: array -> (file, dtype or None: the scores' dtype is the store's ``ties``, number of dimensions)
+_STORE_ARRAYS = {"docno_blob": ("docno_blob.npy", "uint8", 1), "docno_offsets": ("docno_offsets.npy", "int64", 1),
+                 "docno_hashes": ("docno_hashes.npy", "uint64", 1), "pair_starts": ("pair_starts.npy", "int64", 1),
+                 "lengths": ("lengths.npy", "int64", 2), "doc_ids": ("doc_ids.npy", "int32", 1),
+                 "scores": ("scores.npy", None, 1)}
 _STORES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # RunSet opened from a store -> its folder
+_NOT_A_STORE = ("a run store written by RunSet.save (or its save was interrupted); write it again with "
+                "cwla.read_runs(...).save(folder)")
 
 
 def is_run_store(path: object) -> bool:
@@ -338,132 +342,55 @@ def is_run_store(path: object) -> bool:
     return isinstance(path, (str, os.PathLike)) and os.path.isfile(os.path.join(path, _MANIFEST))
 
 
-def _store_arrays(runs: RunSet) -> dict:
-    """The arrays of a store, each as a list of parts written back to back."""
-    d = runs.docnos
-    return {"docno_blob": [d.blob], "docno_offsets": [d.offsets], "docno_hashes": [d.hashes],
-            "pair_starts": [runs.pair_starts], "lengths": [runs.lengths], "doc_ids": list(runs.doc_ids),
-            "scores": list(runs.scores)}
-
-
 def _save_store(runs: RunSet, directory) -> Path:
     folder = Path(os.path.abspath(os.fspath(directory)))
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"cannot write a run store to {folder}: it is a file; give a new or empty folder")
-    if folder.is_dir() and any(folder.iterdir()):
-        held = sorted(p.name for p in folder.iterdir())
-        what = "a run store" if _MANIFEST in held else ", ".join(held[:5]) + (" ..." if len(held) > 5 else "")
-        raise InputError(f"cannot write a run store to {folder}: the folder is not empty (it holds {what}); a store "
-                         f"is never written over anything: give a new or empty folder")
-    created = not folder.exists()
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    try:
-        arrays = {}
-        for key, parts in _store_arrays(runs).items():
-            name, dtype = _STORE_ARRAYS[key]
-            dtype = np.dtype(dtype if dtype is not None else runs.ties)
-            shape = parts[0].shape if len(parts) == 1 else (sum(len(p) for p in parts),)
-            path = folder / name
-            written.append(path)
-            out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
-            start = 0
-            for part in parts:  # one run at a time: no copy of all the runs at once
-                out[start:start + len(part)] = part
-                start += len(part)
-            out.flush()
-            del out
-            arrays[key] = {"file": name, "dtype": dtype.str, "shape": list(shape)}
-        manifest = {"format": STORE_FORMAT, "version": STORE_VERSION, "names": list(runs.names),
-                    "topics": list(runs.topics), "ties": runs.ties, "order": runs.order, "arrays": arrays}
-        tmp = folder / (_MANIFEST + ".tmp")
-        written.append(tmp)
-        tmp.write_text(json.dumps(manifest))
-        os.replace(tmp, folder / _MANIFEST)  # the manifest last: a folder without one is no store
-    except BaseException:
-        for path in written:
-            try:
-                path.unlink()
-            except OSError:
-                pass
-        if created:
-            try:
-                folder.rmdir()
-            except OSError:
-                pass
-        raise
-    return folder
+    d = runs.docnos
+    parts = {"docno_blob": [d.blob], "docno_offsets": [d.offsets], "docno_hashes": [d.hashes],
+             "pair_starts": [runs.pair_starts], "lengths": [runs.lengths], "doc_ids": list(runs.doc_ids),
+             "scores": list(runs.scores)}
+    arrays = {key: (name, dtype or runs.ties, parts[key]) for key, (name, dtype, _) in _STORE_ARRAYS.items()}
+    meta = {"format": STORE_FORMAT, "version": STORE_VERSION, "names": list(runs.names), "topics": list(runs.topics),
+            "ties": runs.ties, "order": runs.order}
+    return write_folder(folder, arrays, meta, "run store")
 
 
-def _manifest(folder: str) -> dict:
-    where = f"run store {folder}"
-    if not os.path.exists(folder):
-        raise InputError(f"{where}: no such folder")
-    if not os.path.isdir(folder):
-        raise InputError(f"{where}: not a folder (a run store is a folder written by RunSet.save)")
-    path = os.path.join(folder, _MANIFEST)
-    if not os.path.isfile(path):
-        raise InputError(f"{where}: no {_MANIFEST}, so not a run store written by RunSet.save (or its save was "
-                         f"interrupted); write it again with cwla.read_runs(...).save(folder)")
-    try:
-        with open(path, encoding="utf-8") as f:
-            manifest = json.load(f)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{where}: {_MANIFEST} is unreadable ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(manifest, dict) or manifest.get("format") != STORE_FORMAT:
-        raise InputError(f"{where}: {_MANIFEST} is not a cwla run store's manifest (format "
-                         f"{manifest.get('format') if isinstance(manifest, dict) else None!r}, expected "
-                         f"{STORE_FORMAT!r})")
-    if manifest.get("version") != STORE_VERSION:
-        raise InputError(f"{where}: format version {manifest.get('version')!r}; this cwla reads version "
-                         f"{STORE_VERSION}: write the store again with this cwla")
-    names, topics = manifest.get("names"), manifest.get("topics")
-    for key, value in (("names", names), ("topics", topics)):
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise InputError(f"{where}: {_MANIFEST}'s {key!r} must be a list of strings")
-    if len(set(names)) != len(names) or not names:
-        raise InputError(f"{where}: {_MANIFEST}'s run names must be distinct and at least one")
+def _manifest(folder: str, where: str) -> dict:
+    manifest = read_manifest(folder, where, STORE_FORMAT, _READS, _NOT_A_STORE)
+    for key in ("names", "topics"):
+        value = manifest.get(key)
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+            raise InputError(f"{where}: {_MANIFEST}'s {key!r} must be a list of at least one non-empty string")
+        if len(set(value)) != len(value):
+            twice = sorted({v for v in value if value.count(v) > 1})
+            raise InputError(f"{where}: {_MANIFEST}'s {key!r} must be distinct; {twice[:3]} appear more than once")
     if manifest.get("ties") not in TIES or manifest.get("order") not in ORDERS:
         raise InputError(f"{where}: {_MANIFEST}'s ties {manifest.get('ties')!r} / order {manifest.get('order')!r} "
                          f"must be one of {TIES} / {ORDERS}")
-    if not isinstance(manifest.get("arrays"), dict):
-        raise InputError(f"{where}: {_MANIFEST} lists no arrays")
     return manifest
 
 
-def _open_array(folder: str, manifest: dict, key: str, shape: tuple) -> np.ndarray:
-    """One array of a store, memory-mapped read-only, checked against the manifest and ``shape``."""
-    where = f"run store {folder}"
-    name, dtype = _STORE_ARRAYS[key]
-    dtype = np.dtype(dtype if dtype is not None else manifest["ties"])
-    entry = manifest["arrays"].get(key)
-    if not isinstance(entry, dict) or entry.get("file") != name:
-        raise InputError(f"{where}: {_MANIFEST} does not list the array {key!r} (file {name})")
-    path = os.path.join(folder, name)
-    if not os.path.isfile(path):
-        raise InputError(f"{where}: {name} is missing")
-    try:
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:  # a bad header, or a file shorter than its header says
-        raise InputError(f"{where}: {name} is corrupt or truncated ({type(exc).__name__}: {exc})") from exc
-    if array.dtype != dtype or array.shape != shape or list(array.shape) != entry.get("shape"):
-        raise InputError(f"{where}: {name} holds {array.dtype} of shape {array.shape}; the manifest expects "
-                         f"{dtype} of shape {shape}")
-    return array.view(np.ndarray)  # plain arrays (still read-only, mapped: the memmap is their base)
-
-
-def open_runs(directory: str | os.PathLike) -> RunSet:
+def open_runs(directory: str | os.PathLike, *, verify: bool = True) -> RunSet:
     """Open a run store (:meth:`RunSet.save`) as a RunSet whose arrays are memory-mapped, read-only.
 
-    Nothing is read but the manifest, the topic lengths and the arrays' headers: the pages are read
-    when the runs are scored, and processes on one machine that open the same store share them.
+    The manifest and every array's header are checked (dtype, shape, the file's exact length), and
+    the arrays' structure (offsets and pair starts that never decrease, lengths >= 0 that add up,
+    pair ids in range), so that no store, however damaged, makes a kernel read out of bounds. With
+    ``verify`` (the default) every byte is also read once and hashed (XXH3-64): a store changed in any
+    way after it was written (a pair id moved to another topic, a run renamed in the manifest) is
+    refused. ``verify=False`` skips that read for speed (the pages are then read when the runs are
+    scored) and opens stores of format version 1, which carry no checksums.
+
     The RunSet scores exactly as the one that was saved (same names, topics, docnos, ties and
-    order) and remembers its folder (:attr:`RunSet.store`).
+    order) and remembers its folder (:attr:`RunSet.store`); processes on one machine that open the
+    same store share its pages.
 
     Parameters
     ----------
     directory : str or os.PathLike
         The store's folder.
+    verify : bool, default True
+        Check every array's and the manifest's checksum (reads the whole store once: about 2 ms for
+        the 34 MB of TREC DL 2020's 59 runs, ``benchmarks/bench_store.py verify``).
 
     Returns
     -------
@@ -472,42 +399,45 @@ def open_runs(directory: str | os.PathLike) -> RunSet:
     Raises
     ------
     InputError
-        Naming the folder and what is wrong: no such folder, no manifest (not a store, or an
-        interrupted save), a manifest of another format or version, or an array file that is
-        missing, truncated, or of another dtype or shape than the manifest says.
+        Naming the folder, the file and what is wrong: no such folder, no manifest (not a store, or an
+        interrupted save), a manifest of another format or version or with bad fields, an array file
+        that is missing, truncated, longer than its header, or of another dtype or shape than the
+        manifest says, an inconsistent structure, or (``verify``) a checksum that does not match.
     """
+    check(verify, "verify", FLAG, func="open_runs")
     folder = os.path.abspath(os.fspath(directory))
-    manifest = _manifest(folder)
-    n_runs, n_topics = len(manifest["names"]), len(manifest["topics"])
     where = f"run store {folder}"
-    lengths = _open_array(folder, manifest, "lengths", (n_runs, n_topics))
-    if (lengths < 0).any():
+    manifest = _manifest(folder, where)
+    spec = {key: (name, dtype or manifest["ties"], ndim) for key, (name, dtype, ndim) in _STORE_ARRAYS.items()}
+    a, files = map_arrays(folder, manifest, spec, where)
+    n_runs, n_topics = len(manifest["names"]), len(manifest["topics"])
+    n_pairs = len(a["docno_offsets"]) - 1
+    total = int(a["lengths"].sum()) if a["lengths"].shape == (n_runs, n_topics) else -1
+    expected = {"lengths": (n_runs, n_topics), "pair_starts": (n_topics + 1,), "docno_hashes": (max(n_pairs, 0),),
+                "docno_blob": (int(a["docno_offsets"][-1]) if n_pairs >= 0 else 0,), "doc_ids": (total,),
+                "scores": (total,)}
+    for key, shape in expected.items():  # the arrays' shapes agree with each other and the manifest
+        if a[key].shape != shape:
+            raise InputError(f"{where}: {_STORE_ARRAYS[key][0]} holds {a[key].dtype} of shape {a[key].shape}; the "
+                             f"manifest expects {a[key].dtype} of shape {shape}")
+    summary = check_arrays(a, files, manifest, where, verify=verify,
+                           summarise={"docno_offsets": True, "pair_starts": True, "lengths": False, "doc_ids": False})
+    offsets, pair_starts, lengths = summary["docno_offsets"], summary["pair_starts"], summary["lengths"]
+    # the kernels do not check bounds: a damaged store must stop here, with a clear error
+    if n_pairs < 0 or not offsets.non_decreasing or offsets.min < 0 or not pair_starts.non_decreasing \
+            or int(a["docno_offsets"][0]) != 0 or int(pair_starts.min) != 0 or int(pair_starts.max) != n_pairs:
+        raise InputError(f"{where}: the docno offsets or pair starts are inconsistent (they must rise from 0 to "
+                         f"the blob's length and to the {max(n_pairs, 0)} pairs)")
+    if lengths.min is not None and lengths.min < 0:
         raise InputError(f"{where}: lengths.npy holds negative lengths")
-    offsets = _open_array(folder, manifest, "docno_offsets", tuple(manifest["arrays"]["docno_offsets"]["shape"]))
-    if offsets.ndim != 1 or len(offsets) < 1:
-        raise InputError(f"{where}: docno_offsets.npy must be one-dimensional, not empty")
-    n_pairs = len(offsets) - 1
-    blob = _open_array(folder, manifest, "docno_blob", (int(offsets[-1]),))
-    hashes = _open_array(folder, manifest, "docno_hashes", (n_pairs,))
-    pair_starts = _open_array(folder, manifest, "pair_starts", (n_topics + 1,))
-    if offsets[0] != 0 or pair_starts[0] != 0 or pair_starts[-1] != n_pairs:
-        raise InputError(f"{where}: the docno offsets or pair starts are inconsistent (first offset "
-                         f"{int(offsets[0])}, pair starts {int(pair_starts[0])} ... {int(pair_starts[-1])}, "
-                         f"{n_pairs} pairs)")
-    per_run = lengths.sum(axis=1)
-    total = (int(per_run.sum()),)
-    doc_ids = _open_array(folder, manifest, "doc_ids", total)
-    scores = _open_array(folder, manifest, "scores", total)
-    # the kernels do not check bounds: a corrupt store must stop here, with a clear error
-    if (np.diff(offsets) < 0).any() or (np.diff(pair_starts) < 0).any() or (lengths < 0).any():
-        raise InputError(f"{where}: the docno offsets, pair starts or ranking lengths are not non-decreasing")
-    if len(doc_ids) and (int(doc_ids.min()) < 0 or int(doc_ids.max()) >= n_pairs):
+    ids = summary["doc_ids"]
+    if ids.min is not None and (ids.min < 0 or ids.max >= n_pairs):
         raise InputError(f"{where}: doc_ids.npy holds pair ids outside [0, {n_pairs}) (the store is corrupt)")
-    bounds = np.concatenate([[0], np.cumsum(per_run)]).tolist()
+    bounds = np.concatenate([[0], np.cumsum(a["lengths"].sum(axis=1))]).tolist()
     run_set = RunSet(names=tuple(manifest["names"]), topics=tuple(manifest["topics"]),
-                     docnos=Strings(blob, offsets, hashes), pair_starts=pair_starts, lengths=lengths,
-                     doc_ids=tuple(doc_ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])),
-                     scores=tuple(scores[a:b] for a, b in zip(bounds[:-1], bounds[1:])),
+                     docnos=Strings(a["docno_blob"], a["docno_offsets"], a["docno_hashes"]), pair_starts=a["pair_starts"],
+                     lengths=a["lengths"], doc_ids=tuple(a["doc_ids"][x:y] for x, y in zip(bounds[:-1], bounds[1:])),
+                     scores=tuple(a["scores"][x:y] for x, y in zip(bounds[:-1], bounds[1:])),
                      ties=manifest["ties"], order=manifest["order"])
     _STORES[run_set] = folder
     return run_set

@@ -429,5 +429,7 @@ def test_a_store_with_pair_ids_out_of_range_is_refused(tmp_path):
     ids = np.load(folder / "doc_ids.npy")
     ids[0] = 10**8  # past the last pair
     np.save(folder / "doc_ids.npy", ids)
-    with pytest.raises(cwla.InputError, match="outside"):
+    with pytest.raises(cwla.InputError, match="doc_ids.npy was changed after the store was written"):
         cwla.open_runs(folder)
+    with pytest.raises(cwla.InputError, match=r"doc_ids.npy holds pair ids outside \[0, "):
+        cwla.open_runs(folder, verify=False)  # unverified, the structure is still checked

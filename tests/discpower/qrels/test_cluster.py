@@ -416,7 +416,7 @@ def _break(folder: Path, how: str):
     ("no manifest", "no manifest.json, so not a run store"),
     ("bad json", "manifest.json is unreadable"),
     ("other format", "manifest.json is not a cwla run store's manifest (format 'something'"),
-    ("newer version", "format version 99; this cwla reads version 1"),
+    ("newer version", "format version 99; this cwla reads versions 1, 2"),
     ("missing array", "scores.npy is missing"),
     ("truncated array", "doc_ids.npy is corrupt or truncated"),
     ("wrong dtype", "scores.npy holds float64 of shape"),
