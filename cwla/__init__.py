@@ -22,7 +22,8 @@ True
 
 from ._version import __version__
 from ._numba import cache_dir
-from .errors import ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError
+from .errors import (ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError,
+                     UserFunctionError)
 from .metrics import *  # noqa: F403 (the metric language's names: its __all__)
 from .metrics import counting
 from .metrics import __all__ as _metric_names
@@ -36,6 +37,7 @@ __all__ = [
     "read_qrels", "read_run", "run_name", "prepare", "Collection", "read_runs", "RunSet", "open_runs", "is_run_store",
     "Judgements", "Evaluator", "evaluate", "Evaluation",
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
+    "UserFunctionError",
     "warmup", "cache_dir", "synthetic", "__version__",
 ]
 
@@ -50,7 +52,7 @@ MOVED = {
     "cli": "bridges.cli", "cwl": "bridges.cwl", "ir_measures": "bridges.ir_measures",
 }
 #: names an old module held that another module holds now (the old path still has them)
-BORROWED = {"gains": {"parse_gain": "metrics.text"}}
+BORROWED = {"gains": {"parse_gain": "metrics.text"}, "browsing": {"register_model": "metrics.register"}}
 keep_old_paths("cwla", MOVED, BORROWED)
 
 

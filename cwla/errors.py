@@ -27,6 +27,12 @@ class GainRangeError(CwlaError):
     """A gain map that sends a grade outside [0, 1]."""
 
 
+class UserFunctionError(CwlaError):
+    """A user's function (a browsing model registered with :func:`cwla.register_model`) raised while cwla
+    called it; the message names the model, its parameters and the function's exception, which is also
+    this error's ``__cause__``."""
+
+
 class CwlaWarning(UserWarning):
     """Something legal but probably not what was meant (results are still returned)."""
 

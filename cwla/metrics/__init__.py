@@ -3,13 +3,13 @@ metrics composed of them, their one canonical text (printed and parsed) and Chen
 
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import (AP, BPM, DCG, ERR, IFT, INSQ, INST, MODELS, NERR8, NERR9, NERR10, NERR11, NPV, RBP, RR, SET,
-                       TBG, U, BrowsingModel, IFTGoal, IFTRate, Precision, Tabulated, register_model, register_table,
-                       tabulated)
+                       TBG, U, BrowsingModel, IFTGoal, IFTRate, Precision, Tabulated, register_table, tabulated)
 from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP,
                        SetF, SetP)
 from .gains import Binary, Exponential, GainMap, Linear, Regrade, Scaled, Table
 from .grid import all_combinations, chen_sakai_grid, chen_sakai_metrics, chen_sakai_names, chen_sakai_paper_grid
 from .metric import DEFAULTS, Metric
+from .register import register_model
 from .text import parse_gain, parse_metric
 
 __all__ = [

@@ -16,7 +16,7 @@ AP+ERG with binary gains is trec_eval's ``map``) or ``"retrieved"`` (cwl_eval's 
 The models after ERR are cwl_eval 1.0.12's (``ruler/measures``), with cwl_eval's formulas; where cwl_eval
 departs from the paper it cites, the model says so. User-defined models: :class:`Tabulated` (a table of
 C(i) or of W(i)); see :func:`tabulated` and :func:`register_table`) and adaptive models given as a numba
-function of (i, r_i, cg(i), params) (:func:`register_model`).
+function of (i, r_i, cg(i), params) (:func:`cwla.register_model`, in :mod:`cwla.metrics.register`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ._declare import Param, declare
 __all__ = ["BrowsingModel", "Precision", "DCG", "RBP", "INST", "AP", "ERR", "RR", "INSQ", "NERR8", "NERR9",
            "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV", "Tabulated",
            "BROWSING_MODELS", "MODELS", "N_MODEL_PARAMS", "tabulated", "register_table", "TABLES",
-           "AdaptiveModel", "register_model", "USER_MODELS"]
+           "AdaptiveModel", "USER_MODELS"]
 
 #: the largest k of Precision@k and DCG@k (the kernels walk the ranking up to k; as the largest depth)
 MAX_K = 1_000_000
@@ -293,7 +293,7 @@ def register_table(name: str, C: Sequence[float] | Mapping[int, float] | None = 
 #: the kernel code every adaptive (user-function) model shares; the function itself picks the kernel
 ADAPTIVE_CODE = 21
 
-#: name -> class of the adaptive models users register (:func:`register_model`)
+#: name -> class of the adaptive models users register (:func:`cwla.metrics.register.register_model`)
 USER_MODELS: dict = {}
 
 
@@ -307,69 +307,6 @@ def adaptive_function(model: BrowsingModel) -> object | None:
     """The numba function of an adaptive model (:func:`register_model`), else None. (Read from the class:
     a numba function reached through an instance is a new bound method each time.)"""
     return vars(type(model)).get("function") if isinstance(model, AdaptiveModel) else None
-
-
-def _jitted(function: Callable, name: str) -> Callable:
-    import numba
-    import numpy as np
-
-    if not callable(function):
-        raise TypeError(f"the function of model {name!r} must be callable: (i, r_i, cg(i), params) -> C(i)")
-    jitted = function if hasattr(function, "py_func") else numba.njit(function)
-    try:
-        value = jitted(1, 0.5, 0.5, np.zeros(N_MODEL_PARAMS))
-    except Exception as err:  # numba's typing errors, or the function's own
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise TypeError(f"the function of model {name!r} must compile with numba as f(i: int, r: float, cg: float, "
-                        f"params: float64 array) -> float; it does not: {first}") from None
-    if not isinstance(value, float):
-        raise TypeError(f"the function of model {name!r} must return a float C(i), returned {value!r}")
-    return jitted
-
-
-def register_model(name: str, function: Callable[..., float], params: Mapping[str, float | Param] | None = None, *,
-                   formula: str = "", reference: str = "", gain_free: bool = False, doc: str = "") -> type:
-    """Register a browsing model given as a function: ``function(i, r, cg, params) -> C(i)``, numba-compilable
-    (a plain Python function is compiled with ``numba.njit``), with i the rank (from 1), r = r_i the gain at
-    rank i, cg = cg(i) = r_1 + ... + r_i and ``params`` a float64 array holding the model's parameters in
-    the order given. C(i) must lie in [0, 1] (else the evaluation raises).
-
-    ``params`` maps each parameter's name to its default (a float) or to a :class:`cwla.metrics._declare.Param`
-    (bounds, rule, sampling range for the Hypothesis strategies); at most six. Returns the model's class:
-    ``Name(p=...)`` builds it, and ``Name(p=...)+AGG`` parses. The escape hatch costs a compilation: the
-    scoring kernel is compiled again for each function, once per process (not cached on disk).
-
-    Examples
-    --------
-    >>> import cwla
-    >>> def inst(i, r, cg, p):
-    ...     T = p[0]
-    ...     return ((i - 1.0 + 2.0 * T - cg) / (i + 2.0 * T - cg)) ** 2
-    >>> MyINST = cwla.register_model("MyINST", inst, {"T": 2.5}, formula="INST's")
-    >>> str(cwla.parse_metric("MyINST(T=3)+ERG"))
-    'MyINST(T=3)+ERG'
-    """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"a model's name must be an identifier (letters, digits, _): {name!r}")
-    if name in MODELS:
-        raise ValueError(f"{name!r} is a built-in browsing model; choose another name")
-    declared = []
-    for key, value in dict(params or {}).items():
-        if isinstance(value, Param):
-            declared.append(attrs.evolve(value, name=key))
-        else:
-            declared.append(Param(key, "float", float(value), sample=(float(value) / 2, float(value) * 2)
-                                  if float(value) > 0 else None))
-    if len(declared) > N_MODEL_PARAMS:
-        raise ValueError(f"a model takes at most {N_MODEL_PARAMS} parameters, got {len(declared)}")
-    for p in declared:
-        if not p.name.isidentifier():
-            raise ValueError(f"a parameter's name must be an identifier: {p.name!r}")
-    cls = declare(AdaptiveModel, name, ADAPTIVE_CODE, declared, formula=formula or "user-defined function",
-                  reference=reference or "--", doc=doc or f"{name}: a user-defined browsing model.",
-                  gain_free=gain_free, function=_jitted(function, name))
-    USER_MODELS[name] = cls
-    return cls
 
 
 #: Chen & Sakai's six models, in their order (the grid's rows)

@@ -79,7 +79,7 @@ from ..errors import MetricSyntaxError
 from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
 from .metric import ALL, METRIC_OPTIONS, Metric, format_metric
 
-__all__ = ["parse_metric", "parse_gain", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_sort_key",
+__all__ = ["parse_metric", "parse_gain", "parser_name", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_sort_key",
            "CHEN_SAKAI_DEFAULTS", "TREC_DEFAULT_CUTOFFS"]
 
 _TOKEN = re.compile(
@@ -766,6 +766,34 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
     if not parser.at_end():
         parser.fail(f"unexpected {parser.peek()[1]!r}")
     return metric
+
+
+def parser_name(name: str) -> str | None:
+    """What the metric parser reads ``name`` as besides a user's model, in any spelling it accepts (names
+    of models and aggregations in any case, ir_measures' and trec_eval's names, Chen & Sakai's
+    ``MODEL_AGG``, anything else that parses as a metric), or None: a name a user's model may take
+    (:func:`cwla.register_model`)."""
+    low = name.lower()
+    if low in _MODEL_ALIASES:
+        return f"the built-in browsing model {_MODEL_ALIASES[low].__name__}"
+    if low in _AGG_ALIASES:
+        return f"the aggregation {_AGG_ALIASES[low].name}"
+    if name in _TREC or _trec_match(name) is not None:
+        return f"the trec_eval measure {name}"
+    for known in list(_NAMED_MEASURES) + list(_NAMED_ALIASES):
+        if low == known.lower():
+            return f"the ir_measures measure {known}"
+    for known in list(_TREC) + list(TREC_UNSUPPORTED):
+        if low == known.lower():
+            return f"the trec_eval measure {known}"
+    model, _, agg = low.partition("_")
+    if model in _MODEL_ALIASES and agg in _AGG_ALIASES:
+        return f"the Chen & Sakai metric {name}"
+    try:
+        parse_metric(name)
+    except MetricSyntaxError:
+        return None
+    return f"the metric {name}"
 
 
 def parse_gain(text: str) -> GainMap:

@@ -18,7 +18,7 @@ import numpy as np
 from .._validate import fmt as _fmt
 from ..data._join import cell_starts
 from ..data.collection import Collection
-from ..errors import CwlaWarning
+from ..errors import CwlaWarning, UserFunctionError
 from ..metrics.browsing import AP, Tabulated, adaptive_function
 from ..metrics.browsing import MAX_CUTOFF
 from ..metrics.counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, kind_table
@@ -128,14 +128,22 @@ def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_u
     groups = {}
     for i, m in enumerate(metrics):
         groups.setdefault(adaptive_function(m.browsing), []).append(i)
+
+    def call(function, rows, tables):
+        args = (col_arrays, [metrics[i] for i in rows], glo[rows], ghi[rows], relsum[rows])
+        try:
+            return _kernel_call(K.kernel_for(function), *args, tables, with_upper, costs, want)
+        except Exception as exc:  # noqa: BLE001 - only a user's function raises in a kernel
+            if function is None:
+                raise
+            raise _user_error(exc, function, rows, metrics, glo, ghi, relsum, col_arrays, with_upper, costs,
+                              want) from exc
+
     if len(groups) <= 1:
-        return _kernel_call(K.kernel_for(next(iter(groups), None)), col_arrays, metrics, glo, ghi, relsum,
-                            count_tables, with_upper, costs, want)
-    parts = []
-    for k, (function, rows) in enumerate(groups.items()):
-        parts.append((rows, _kernel_call(K.kernel_for(function), col_arrays, [metrics[i] for i in rows], glo[rows],
-                                         ghi[rows], relsum[rows], count_tables if k == 0 else None, with_upper,
-                                         costs, want)))
+        function, rows = next(iter(groups.items()), (None, []))
+        return call(function, rows, count_tables)
+    parts = [(rows, call(function, rows, count_tables if k == 0 else None))
+             for k, (function, rows) in enumerate(groups.items())]
     n_cells = len(col_arrays[1])
     lo, hi = np.zeros((len(metrics), n_cells)), np.zeros((len(metrics), n_cells))
     shape = (len(metrics), n_cells, K.N_X) if want else (1, 1, K.N_X)
@@ -145,6 +153,28 @@ def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_u
         if want:
             xlo[rows], xhi[rows] = xl, xh
     return lo, hi, parts[0][1][2], parts[0][1][3], xlo, xhi
+
+
+def _user_error(exc, function, rows, metrics, glo, ghi, relsum, col_arrays, with_upper, costs, want):
+    """The :class:`~cwla.errors.UserFunctionError` for a user's model function that raised ``exc`` while the
+    metrics ``rows`` (which share it) were scored: naming the first of them that raises alone, its model's
+    parameters and the function's exception (a parallel kernel wraps it in a SystemError: its cause)."""
+    cause = exc.__cause__ if isinstance(exc, SystemError) and exc.__cause__ is not None else exc
+    culprit = rows[0]
+    if len(rows) > 1:
+        for i in rows:
+            try:
+                _kernel_call(K.kernel_for(function), col_arrays, [metrics[i]], glo[[i]], ghi[[i]], relsum[[i]], None,
+                             with_upper, costs, want)
+            except Exception as again:  # noqa: BLE001 - this one raises
+                culprit, cause = i, (again.__cause__ if isinstance(again, SystemError) and again.__cause__ is not None
+                                     else again)
+                break
+    model = metrics[culprit].browsing
+    values = ", ".join(f"{p.name}={getattr(model, p.name)!r}" for p in model.declared) or "none"
+    return UserFunctionError(f"{metrics[culprit]}: the function of the browsing model {type(model).__name__} "
+                             f"(registered with cwla.register_model; parameters {values}) raised "
+                             f"{type(cause).__name__}: {cause}")
 
 
 def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, with_upper, costs, want):

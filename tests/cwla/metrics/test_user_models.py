@@ -135,3 +135,71 @@ def test_adaptive_models_keep_the_invariants(my_inst):
         check_invariants(cwla.Metric(model, aggregation), *data)
 
     check()
+
+
+def _raises_at_rank_5(i, r, cg, p):
+    if i == 5 and p[0] > 0.6:
+        raise ValueError("rank five is out of bounds for this user")
+    return 0.9
+
+
+@pytest.mark.parametrize("metrics", [["Fails(q=0.7)+ERG"], ["Fails(q=0.5)+ERG", "nDCG@10", "Fails(q=0.7)+ETG"],
+                                     ["Fails(q=0.7)+ERG[normalize=ideal]"]])
+def test_a_user_function_that_raises_while_scoring_is_named_with_its_parameters_and_exception(metrics):
+    cwla.register_model("Fails", _raises_at_rank_5, {"q": 0.5})
+    qrels, runs = cwla.synthetic.collection(seed=1, n_topics=3, n_runs=2)
+    assert np.isfinite(cwla.evaluate(qrels, runs, ["Fails(q=0.5)+ERG"]).values).all()  # q=0.5 never raises
+    with pytest.raises(cwla.UserFunctionError, match=re.escape(
+            "the function of the browsing model Fails (registered with cwla.register_model; parameters q=0.7) "
+            "raised ValueError: rank five is out of bounds for this user")) as caught:
+        cwla.evaluate(qrels, runs, metrics)
+    assert str(caught.value).startswith("Fails(q=0.7)+")  # the metric that raised, not its neighbours
+    assert isinstance(caught.value.__cause__, Exception)
+    assert np.isfinite(cwla.evaluate(qrels, runs, ["Fails(q=0.5)+ERG"]).values).all()  # the kernel still works
+
+
+def test_a_user_function_that_raises_when_registered_is_not_called_uncompilable():
+    def refuses(i, r, cg, p):
+        raise RuntimeError("this model needs T > 10")
+
+    with pytest.raises(cwla.UserFunctionError, match=re.escape(
+            "the function of model 'Refuses' raised RuntimeError: this model needs T > 10 when register_model "
+            "tried it at i=1, r=0.5, cg=0.5 with its defaults params=[3.0]")):
+        cwla.register_model("Refuses", refuses, {"T": 3.0})
+
+
+@pytest.mark.parametrize("name, reading", [
+    ("ERG", "the aggregation ERG"), ("erg", "the aggregation ERG"), ("map", "the trec_eval measure map"),
+    ("MAP", "the ir_measures measure MAP"), ("nDCG", "the ir_measures measure nDCG"),
+    ("NDCG", "the ir_measures measure nDCG"), ("ndcg", "the trec_eval measure ndcg"), ("RBP_ERG", "the Chen & Sakai metric RBP_ERG"),
+    ("rbp_etg", "the Chen & Sakai metric rbp_etg"), ("rbp", "the built-in browsing model RBP"),
+    ("P_10", "the trec_eval measure P_10"), ("ndcg_cut_10", "the trec_eval measure ndcg_cut_10"),
+    ("recall", "the trec_eval measure recall"), ("Judged", "the ir_measures measure Judged"),
+    ("gm_map", "the trec_eval measure gm_map"),
+])
+def test_names_the_parser_reads_otherwise_cannot_name_a_model(name, reading):
+    with pytest.raises(ValueError, match=re.escape(f"{name!r} cannot name a model: the metric parser reads it as "
+                                                   f"{reading}; choose another name")):
+        cwla.register_model(name, _inst, {"T": 2.5})
+    assert name not in cwla.metrics.browsing.USER_MODELS
+
+
+@pytest.mark.parametrize("default", [math.nan, math.inf, -math.inf, True, "2.5", None])
+def test_defaults_must_be_finite_numbers(default):
+    with pytest.raises(ValueError, match=re.escape(f"the default of parameter 'T' of model 'NoDefault' must be a "
+                                                   f"finite number, got {default!r}")):
+        cwla.register_model("NoDefault", _inst, {"T": default})
+
+
+def test_a_declared_parameter_default_must_follow_its_own_rule():
+    from cwla.metrics._declare import Param
+
+    with pytest.raises(ValueError, match="must be a finite number in \\[0, 1\\]"):
+        cwla.register_model("OutOfBounds", _inst, {"T": Param("T", "float", 3.0, lo=0.0, hi=1.0)})
+
+
+def test_the_old_path_keeps_register_model():
+    import cwla.browsing
+    import cwla.metrics.browsing
+
+    assert cwla.browsing.register_model is cwla.metrics.browsing.register_model is cwla.register_model
