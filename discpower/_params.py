@@ -1,6 +1,7 @@
 """The parameters every part of discpower takes, declared once on cwla's one check (scikit-learn's manner):
-a significance level, a number of trials. A value that does not fit raises :class:`DiscpowerError` with
-the one message, e.g. "The 'alpha' parameter must be a number in the open interval (0, 1). Got 1.5 instead."
+a significance level, a number of trials, a count, the decimals of a table. A value that does not fit raises
+:class:`DiscpowerError` with the one message, e.g. "The 'alpha' parameter must be a number in the open interval
+(0, 1). Got 1.5 instead."
 """
 
 from __future__ import annotations
@@ -9,13 +10,15 @@ from cwla._shared import Interval, check
 
 from .errors import DiscpowerError
 
-__all__ = ["alpha_level", "n_trials", "count", "MAX_TRIALS", "ALPHA"]
+__all__ = ["alpha_level", "n_trials", "count", "digits", "MAX_TRIALS", "ALPHA", "DIGITS"]
 
 #: the most resampling trials one call may ask for (the null distribution is kept, with its sorted copy:
 #: see discpower.stats.memory.NULL_BYTES)
 MAX_TRIALS = 10**9
 #: a significance level
 ALPHA = Interval("real", 0, 1, closed="neither")
+#: the decimals a table prints its numbers with
+DIGITS = Interval("int", 0, 15)
 
 
 def alpha_level(value: object, name: str = "alpha") -> float:
@@ -27,6 +30,11 @@ def count(value: object, name: str, low: int = 1, *, whole: bool = False, func: 
     """An integer >= ``low`` (``whole``: an integral float such as 10.0, as sweeps produce, too); ``func``
     names the function in the message."""
     return check(value, name, Interval("int", low, None, whole=whole), func=func, error=DiscpowerError)
+
+
+def digits(value: object) -> int:
+    """The decimals of a table's numbers (``to_latex``, ``to_markdown``): an integer in [0, 15]."""
+    return check(value, "digits", DIGITS, error=DiscpowerError)
 
 
 def n_trials(value: object, name: str = "n_trials") -> int:

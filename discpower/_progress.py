@@ -5,6 +5,10 @@ from __future__ import annotations
 import sys
 import time
 
+from cwla._shared import FLAG, NONE, check
+
+from .errors import DiscpowerError
+
 
 class Progress:
     """``Progress(total, label)(done)`` redraws one status line at most every 0.2 s."""
@@ -30,7 +34,11 @@ class Progress:
 
 
 def reporter(progress, total: int, label: str):
-    """A callable ``(done, total)`` for ``progress`` = True, False/None, or a user's callable."""
+    """A callable ``(done, total)`` for ``progress`` = True, False/None, or a user's callable; anything else
+    is refused (a DiscpowerError), not taken for "no progress"."""
+    if not callable(progress):
+        progress = check(progress, "progress", FLAG, NONE, error=DiscpowerError,
+                         rule="True, False, None or a callable progress(done, total)")
     if progress is True:
         return Progress(total, label)
     if callable(progress):

@@ -32,7 +32,9 @@ from cwla._shared import grid, jit
 from cwla._shared import escape as _tex
 
 from .._params import alpha_level, count
+from .._params import digits as digits_value
 from .._params import n_trials as trials_value
+from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..stats.matrix import score_array
 from ..stats.memory import NULL_BYTES, check_memory
@@ -245,6 +247,7 @@ class SplitHalfConsistency:
     def to_latex(self, digits: int = 3) -> str:
         """The table in Chen & Sakai's layout: rank, metric, mean tau, and the ranks of the
         metrics it significantly outperforms (with their count)."""
+        digits = digits_value(digits)
         frame = self.to_frame()
         a = f"{self.alpha:g}"
         rows = [[str(r.rank), _tex(r.metric), f"{r.mean_tau:.{digits}f}",
@@ -257,7 +260,7 @@ class SplitHalfConsistency:
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean tau per metric (descending) with error bars of one standard deviation over the
         splits. Needs matplotlib (imported here only). Returns the Axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("SplitHalfConsistency.plot")
 
         order = self.order()
         m = len(order)

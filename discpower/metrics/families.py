@@ -28,6 +28,7 @@ from cwla._shared import escape as _tex
 from cwla._shared import AGGREGATIONS, BROWSING_MODELS
 
 from .._params import alpha_level
+from .._params import digits as digits_value
 from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from ..stats.memory import null_memory
@@ -77,7 +78,8 @@ def metric_families(labels: Sequence[str], families: Families = None,
         every metric; None: ``"model"`` when every label is Chen & Sakai's ``Model_Aggregation``
         name of its metric (``cwla.chen_sakai_grid``), else ``"all"``. A mapping must name known
         labels, each in at most one family; metrics left out of every family are left out of
-        the family comparisons.
+        the family comparisons. A family compares at least 2 metrics: one of fewer is refused (so
+        is ``"all"`` over a single label).
     metrics : sequence of Metric, optional
         The metrics, for ``"model"`` (labels of metrics without a browsing model, such as
         trec_eval's counting measures, form families of their own).
@@ -94,9 +96,9 @@ def metric_families(labels: Sequence[str], families: Families = None,
         raise DiscpowerError(f"metrics must be a sequence of metrics, one per label. Got {metrics!r} instead.")
     if families is None:
         families = "model" if _paper_names(labels, metrics) else "all"
+    if isinstance(families, str) and families == "all":
+        families = {"all": labels}  # checked below as any mapping: a family of one metric is refused
     if isinstance(families, str):
-        if families == "all":
-            return {"all": labels}
         if families != "model":
             raise DiscpowerError(f"The 'families' parameter must be a mapping {{family: [metric, ...]}}, "
                                  f"'model' or 'all'. Got {families!r} instead.")
@@ -188,6 +190,7 @@ class FamilyConsistency:
     def to_latex(self, digits: int = 3) -> str:
         """Table 3 in Chen & Sakai's layout: one block per family (browsing model), its metrics ranked by
         mean split-half tau, each with the number of same-family metrics it significantly outperforms."""
+        digits = digits_value(digits)
         frame = self.to_frame()
         a = f"{self.alpha:g}"
         rows, rules = [], []

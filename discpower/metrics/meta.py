@@ -22,7 +22,9 @@ from cwla import Evaluation
 from cwla._shared import Interval, check, tabular
 
 from .._params import alpha_level
+from .._params import digits as digits_value
 from .._params import n_trials as trials_value
+from .._plots import pyplot
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of, parsed_metrics
@@ -59,7 +61,8 @@ class MetaEvaluation:
     consistency : SplitHalfConsistency or None
         Split-half consistency (None when ``n_splits=0``); its Tukey HSD runs over all the metrics.
     families : dict
-        ``{family: (label, ...)}``: the test families (:func:`discpower.metrics.families.metric_families`).
+        ``{family: (label, ...)}``: the test families (:func:`discpower.metrics.families.metric_families`);
+        empty for a single metric (a family compares at least two).
     family_consistency : FamilyConsistency or None
         The split-half Tukey HSD within each family (Chen & Sakai's Table 3; None without splits).
     alpha : float
@@ -91,6 +94,9 @@ class MetaEvaluation:
 
     def family_power(self, alpha: float | None = None) -> pd.DataFrame:
         """Discriminative power ranked within each family (``family, rank, metric, ...``)."""
+        if not self.families:
+            raise DiscpowerError("no test families: this meta-evaluation has one metric, and a family compares "
+                                 "at least 2")
         return family_power(self.tests, self.families, self.alpha if alpha is None else alpha)
 
     def table3(self) -> pd.DataFrame:
@@ -125,15 +131,18 @@ class MetaEvaluation:
 
     def to_latex(self, digits: int = 3) -> str:
         """The summary table as LaTeX."""
+        digits = digits_value(digits)
         return tabular(self.to_frame(), digits)
 
     def plot_asl(self, ax: Axes | None = None, *, ylim: tuple[float, float] | None = (0.0, 0.1),
                  legend: bool = True) -> Axes:
         """ASL curves, one per metric (Chen & Sakai's Figure 4); ``ylim=None`` shows [0, 1]."""
+        pyplot("MetaEvaluation.plot_asl")
         return plot_asl_curves(self.tests, ax, alpha=self.alpha, ylim=ylim, legend=legend)
 
     def plot_similarity(self, ax: Axes | None = None, **kwargs: object) -> Axes:
         """Heatmap of Kendall tau-b between the metrics' rankings (Chen & Sakai's Figure 2)."""
+        pyplot("MetaEvaluation.plot_similarity")
         return self.similarity.plot(ax=ax, **kwargs)
 
 
@@ -176,7 +185,8 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
         The test families within which metrics are compared (ranks of discriminative power, the
         split-half Tukey HSD of :meth:`MetaEvaluation.table3`). None: one family per browsing model
         for Chen & Sakai's grid (labels ``Model_Aggregation``, as ``cwla.chen_sakai_grid`` gives),
-        otherwise one family of all the metrics. See :func:`discpower.metrics.families.metric_families`.
+        otherwise one family of all the metrics; with a single metric (and no splits), no families.
+        See :func:`discpower.metrics.families.metric_families`.
 
     Returns
     -------
@@ -207,7 +217,10 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
                  f"n_trials={B:,} for {n_metrics} metrics and n_splits={n_splits:,} (every metric's null "
                  f"distribution is kept)", "use fewer trials or splits, or fewer metrics at a time")
     ev = evaluation_of(qrels, runs, metrics, options, func)
-    families = metric_families(ev.labels, families, ev.metrics)
+    if families is None and len(ev.labels) == 1:
+        families = {}  # a metric alone has nothing to be compared with
+    else:
+        families = metric_families(ev.labels, families, ev.metrics)
     if len(ev.runs) < 5:
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
                              f"n > 4); got {len(ev.runs)}")

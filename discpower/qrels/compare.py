@@ -40,8 +40,10 @@ import pandas as pd
 from cwla import Collection, Evaluation, Evaluator, Judgements, read_qrels
 from cwla._shared import FLAG, NONE, Interval, Options, check, tabular
 
-from .._params import alpha_level
+from .._params import alpha_level, count
+from .._params import digits as digits_value
 from .._params import n_trials as trials_value
+from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..scoring import DEFAULT_METRIC, evaluator_for, parsed_metrics
 from ..stats.matrix import score_matrix
@@ -151,14 +153,15 @@ class QrelsComparison:
         return pd.DataFrame({"measure": list(self.measures), "value": pd.Series(values, dtype=object)})
 
     def to_latex(self, digits: int = 4) -> str:
-        return tabular(self.to_frame(), digits)
+        return tabular(self.to_frame(), digits_value(digits))
 
     def plot(self, ax: Axes | None = None, *, max_lines: int = 400, labels: bool = False,
              xlim: tuple[float, float] | None = None, ylim: tuple[float, float] | None = None) -> Axes:
         """McKechnie et al.'s Figure 1: each system's mean score under the ground truth (x) and the
         candidate (y); pairs that are Type I errors (FP) joined in red, Type II errors (FN) in blue.
         ``xlim``/``ylim`` zoom past outlying systems. Returns the matplotlib Axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("QrelsComparison.plot")
+        max_lines = count(max_lines, "max_lines", 0)
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 5.5))

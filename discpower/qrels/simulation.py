@@ -42,15 +42,21 @@ import pandas as pd
 
 from cwla._shared import Interval, check
 
-from .._params import n_trials as _count
+from .._params import count
 from .._progress import reporter
 from ..errors import DiscpowerError
+from ..stats.memory import check_memory
 from ..stats.rng import seed_value, stream
 from ..typing import MetricLike, Progress, QrelsLike, Seed
 from .compare import QrelsComparer, compare_tests, ratio, significance_test
 from .stability import scored_candidates
 
-__all__ = ["KnownTruthCollection", "KnownTruthErrors", "known_truth_collection", "known_truth_errors"]
+__all__ = ["KnownTruthCollection", "KnownTruthErrors", "known_truth_collection", "known_truth_errors", "CELL_BYTES",
+           "ROW_BYTES"]
+
+#: bytes a population takes per topic and document, in the qrels and in each run: the frames' columns, the topic
+#: and docno of every row as a Python string (measured peak, about 150 bytes a row of a frame)
+CELL_BYTES = 150
 
 
 @attrs.frozen(eq=False)
@@ -78,10 +84,13 @@ def known_truth_collection(n_topics: int = 1000, quality: Sequence[float] = (0.5
                            docs: int = 40, max_grade: int = 3, seed: Seed = 0) -> KnownTruthCollection:
     """A synthetic population of topics with systems of known quality levels.
 
+    The population is kept in memory (about :data:`CELL_BYTES` bytes per topic and document in the qrels and in
+    every run): one that would not fit is refused before it is drawn.
+
     Parameters
     ----------
     n_topics : int
-        Topics of the population (the experiments draw small samples from it).
+        Topics of the population (>= 2; the experiments draw small samples from it).
     quality : sequence of float
         The q of each level, increasing (>= 0): system s ranks by ``q * grade + N(0, 1)``.
     per_level : int
@@ -99,10 +108,10 @@ def known_truth_collection(n_topics: int = 1000, quality: Sequence[float] = (0.5
     >>> sorted(pop.runs), pop.level["L1S1"]
     (['L0S0', 'L0S1', 'L1S0', 'L1S1'], 1)
     """
-    n_topics = _count(n_topics, "n_topics")
-    per_level = _count(per_level, "per_level")
-    docs = _count(docs, "docs")
-    max_grade = _count(max_grade, "max_grade")
+    n_topics = count(n_topics, "n_topics", 2)  # an experiment draws at least 2 topics
+    per_level = count(per_level, "per_level")
+    docs = count(docs, "docs")
+    max_grade = count(max_grade, "max_grade")
     seed = seed_value(seed)
     try:
         if isinstance(quality, (str, bytes)) or any(isinstance(v, (bool, np.bool_)) for v in quality):
@@ -113,6 +122,10 @@ def known_truth_collection(n_topics: int = 1000, quality: Sequence[float] = (0.5
     if len(q) < 2 or any(not math.isfinite(v) or v < 0 for v in q) or any(b <= a for a, b in zip(q, q[1:])):
         raise DiscpowerError(f"The 'quality' parameter must hold at least two finite, non-negative, strictly "
                              f"increasing levels. Got {quality!r} instead.")
+    systems = len(q) * per_level
+    check_memory(CELL_BYTES * n_topics * docs * (systems + 1),
+                 f"n_topics={n_topics:,} x docs={docs:,} for {systems:,} systems (the qrels and every run, about "
+                 f"{CELL_BYTES} bytes a document each)", "use fewer topics, documents or systems")
     rng = stream(seed, 0x4B4E4F57)  # "KNOW"
     share = rng.beta(2.0, 5.0, size=n_topics)
     relevant = rng.random((n_topics, docs)) < share[:, None]
@@ -138,6 +151,11 @@ def known_truth_collection(n_topics: int = 1000, quality: Sequence[float] = (0.5
 #: the per-experiment measures of :class:`KnownTruthErrors`
 MEASURES = ("S_gt", "true_differences", "type_II_sgt", "type_II_true", "type_I_sgt", "type_I_true",
             "type_II_truth", "type_I_truth")
+#: the measures of :data:`MEASURES` that are counts of pairs (integers; the others are rates)
+COUNT_MEASURES = ("S_gt", "true_differences")
+#: bytes a row of :class:`KnownTruthErrors`' frame takes while it is made: its 8-byte columns (``experiment``,
+#: ``candidate`` and the measures), filled in, then copied into the frame
+ROW_BYTES = 2 * 8 * (2 + len(MEASURES))
 
 
 @attrs.frozen(eq=False)
@@ -194,10 +212,13 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
     sample_topics : int
         Topics per experiment (drawn without replacement from the population).
     experiments : int
-        Experiments (topic samples).
+        Experiments (topic samples). The result keeps a row per experiment and candidate (about
+        :data:`ROW_BYTES` bytes each): more than fit in memory are refused before anything is scored.
     test, n_trials, alpha
-        The pairwise test run under each qrels per experiment.
+        The pairwise test run under each qrels per experiment (1 + one per candidate).
     seed : int
+    progress : bool or callable
+        True draws a progress bar over the experiments on stderr; a callable gets ``(done, total)``.
 
     Returns
     -------
@@ -208,11 +229,17 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
                              f"got {type(population).__name__}")
     if not isinstance(candidates, dict) or not candidates:
         raise DiscpowerError("candidates must be a non-empty dict {name: qrels or callable(truth) -> qrels}")
-    experiments = _count(experiments, "experiments")
+    experiments = count(experiments, "experiments")
     seed = seed_value(seed)
     n_pop = population.qrels["topic"].nunique()
     sample_topics = check(sample_topics, "sample_topics", Interval("int", 2, n_pop), error=DiscpowerError,
                           rule=f"an integer in [2, {n_pop}] (the population's topics)")
+    tick = reporter(progress, experiments, "known-truth experiments")
+    # the result's rows, before anything is scored (the tests' null distributions: QrelsComparer.build)
+    check_memory(ROW_BYTES * experiments * len(candidates),
+                 f"experiments={experiments:,} for {len(candidates)} candidate(s) (a row of the result per experiment "
+                 f"and candidate, {ROW_BYTES} bytes each)", "use fewer candidates at a time, or fewer experiments",
+                 per_unit=ROW_BYTES * len(candidates))
     # validates metric, test and alpha, and scores the runs on the whole population once
     comparer = QrelsComparer.build(population.qrels, population.runs, metric, test=test, alpha=alpha,
                                    n_trials=n_trials, seed=seed, one_metric="known_truth_errors", **options)
@@ -231,8 +258,11 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
     i, j = np.triu_indices(len(names), k=1)
     true_sign = true[i, j]
     differ = true_sign != 0
-    rows = []
-    tick = reporter(progress, experiments, "known-truth experiments")
+    n_rows = experiments * len(cands)  # experiment after experiment, the candidates in order within each
+    columns = {"experiment": np.repeat(np.arange(experiments, dtype=np.int64), len(cands)),
+               "candidate": np.tile(np.array(list(cands), dtype=object), experiments),
+               **{k: np.empty(n_rows, dtype=np.int64 if k in COUNT_MEASURES else np.float64) for k in MEASURES}}
+    row = 0
     for e in range(experiments):
         rng = stream(seed, e)
         idx = np.sort(rng.choice(X_g.shape[0], size=sample_topics, replace=False))
@@ -245,8 +275,7 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
             m = compare_tests(g, c, alpha=alpha).measures
             sig_c = c.pvalue[i, j] < alpha
             right_c = sig_c & (np.sign(c.diff[i, j]) == true_sign)
-            rows.append({
-                "experiment": e, "candidate": name,
+            values = {
                 "S_gt": int(sig_g.sum()), "true_differences": int(differ.sum()),
                 "type_II_sgt": ratio(m["FN"], m["TP"] + m["FN"]),
                 "type_II_true": ratio(int((differ & ~right_c).sum()), int(differ.sum())),
@@ -254,7 +283,9 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
                 "type_I_true": ratio(int((~differ & sig_c).sum()), int((~differ).sum())),
                 "type_II_truth": ratio(int((differ & ~right_g).sum()), int(differ.sum())),
                 "type_I_truth": ratio(int((~differ & sig_g).sum()), int((~differ).sum())),
-            })
+            }
+            for measure, value in values.items():
+                columns[measure][row] = value
+            row += 1
         tick(e + 1, experiments)
-    return KnownTruthErrors(frame=pd.DataFrame(rows, columns=["experiment", "candidate", *MEASURES]),
-                            sample_topics=int(sample_topics), alpha=alpha, seed=seed)
+    return KnownTruthErrors(frame=pd.DataFrame(columns), sample_topics=int(sample_topics), alpha=alpha, seed=seed)

@@ -28,6 +28,7 @@ from cwla import Evaluator, Metric, read_qrels
 from cwla._shared import Interval, check
 from cwla.errors import CwlaError, CwlaWarning
 
+from .._plots import pyplot
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..scoring import parsed_metrics
@@ -129,7 +130,7 @@ class Sweep:
         -------
         matplotlib Axes
         """
-        import matplotlib.pyplot as plt
+        plt = pyplot("Sweep.plot")
 
         s = self.summary()
         gens = s["generator"].unique()

@@ -33,7 +33,8 @@ No output (``--pairs FILE``, ``--figures DIR``) may be one of the input files: t
 before anything is read or written, and files are written whole (a temporary file renamed into
 place). ``--trials`` and ``--splits`` are checked against the available memory first. An option
 that takes one value (``-m`` of ``compare-qrels``, ``--truth``, ``--candidate``, ``--pairs``,
-``--figures``) may be given once.
+``--figures``) may be given once. ``--figures`` needs matplotlib (``pip install 'cwla[plots]'``): without it
+the command says so before anything is read.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from cwla import __version__
 from cwla._shared import atomic_write, atomic_write_text, check_outputs
 from cwla._shared import (add_option_arguments, add_scoring_arguments, evaluation_options, run_command,
                            scoring_options, topic_notes)
+
+from .._plots import pyplot
 
 __all__ = ["main"]
 
@@ -184,8 +187,9 @@ def _cmd_meta(args) -> int:
     from ..metrics.meta import meta_evaluate
 
     metrics, options = scoring_options(args, default_metric=None)
-    if args.figures:
+    if args.figures:  # before any file is read: the figures can be written, and drawn (matplotlib is there)
         check_outputs([("--figures", os.path.join(args.figures, name)) for name in FIGURES], _inputs(args))
+        pyplot(FIGURES_OPTION, "Agg")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = meta_evaluate(args.qrels, args.runs, metrics, n_trials=args.trials, n_splits=args.splits,
@@ -291,15 +295,13 @@ def _number(value) -> str:
 
 #: the files ``meta --figures DIR`` writes into DIR
 FIGURES = ("asl.png", "similarity.png")
+#: the option, as a message about its figures names it
+FIGURES_OPTION = f"{PROG} meta --figures"
 
 
 def _figures(report, directory) -> None:
     """Write the ASL curves and the similarity heatmap as PNG files into ``directory`` (created if needed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot(FIGURES_OPTION, "Agg")
     os.makedirs(directory, exist_ok=True)
     paths = [os.path.join(directory, name) for name in FIGURES]
     for path, plot in zip(paths, (report.plot_asl, report.plot_similarity)):

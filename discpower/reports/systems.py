@@ -51,7 +51,9 @@ from cwla._shared import FLAG, Interval, check
 from cwla._shared import bold, escape, grid, inline_math, superscript, table
 
 from .._params import alpha_level
+from .._params import digits as digits_value
 from .._params import n_trials as trials_value
+from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of
 from ..stats.matrix import finite_sums, labelled_axes, score_matrix
@@ -522,7 +524,7 @@ class SystemComparison:
         (``**0.7123**``) and the significance marks as ``<sup>...</sup>``; the description follows
         the table. Names are escaped for Markdown (``|``, ``*``, ``_``, ``\\``, backticks, ``<``).
         """
-        digits = _digits(digits)
+        digits = digits_value(digits)
         header, rows = self._cells(digits, _md, lambda s: f"**{s}**", lambda s: f"<sup>{s}</sup>" if s else "")
         align = ["---"] * (len(header) - len(self.metrics)) + ["---:"] * len(self.metrics)
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
@@ -537,7 +539,7 @@ class SystemComparison:
         ``\\textsuperscript``, and a caption that names the test, the correction and alpha.
         Needs no LaTeX package beyond the standard ones.
         """
-        digits = _digits(digits)
+        digits = digits_value(digits)
         header, rows = self._cells(digits, escape, bold, superscript)
         spec = "l" * (len(header) - len(self.metrics)) + "r" * len(self.metrics)
         body = grid(spec, header, rows)
@@ -573,7 +575,7 @@ class SystemComparison:
         beats, and each name with its own marker. Baseline: the baseline's mean is a dashed line,
         systems significantly better are green, worse red, the others grey.
         """
-        import matplotlib.pyplot as plt
+        plt = pyplot("SystemComparison.plot")
 
         q = self.metric_index(metric)
         m = self.n_systems
@@ -605,10 +607,6 @@ class SystemComparison:
         correction = "" if self.correction is None else f", {_CORRECTION_NAMES[self.correction]}"
         ax.set_title(f"{self.method}{correction}, alpha = {self.alpha:g}", fontsize=9)
         return ax
-
-
-def _digits(digits: int) -> int:
-    return check(digits, "digits", Interval("int", 0, 15), error=DiscpowerError)
 
 
 _MD_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", ">": "&gt;"}

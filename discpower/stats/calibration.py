@@ -38,12 +38,13 @@ import pandas as pd
 from cwla._shared import Interval, check, tabular
 
 from .._params import alpha_level
+from .._params import digits as digits_value
 from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..typing import Matrix, Progress, Seed
 from .matrix import finite_sums, score_matrix
-from .memory import null_memory
+from .memory import NULL_BYTES, check_memory
 from .rng import seed_value, stream
 from .significance import TESTS, bootstrap_test, check_test, fisher_test, significance_test, studentized_ranges
 
@@ -89,7 +90,7 @@ class Calibration:
         return self.frame.copy()
 
     def to_latex(self, digits: int = 3) -> str:
-        return tabular(self.frame, digits)
+        return tabular(self.frame, digits_value(digits))
 
 
 def _tests(test) -> list:
@@ -176,6 +177,8 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         Significance level (p < alpha).
     n_sim : int
         Simulated data sets (>= 2, for the standard errors); each serves the null row and every delta.
+        Each keeps 8 bytes per test and effect level, and the randomisation tests' null distribution is kept
+        while a test runs: a plan that would not fit in memory is refused before the first simulation.
     n_trials : int
         B of the randomisation tests in each simulation.
     seed : int
@@ -189,6 +192,8 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         ``null(rng) -> matrix`` draws one data set of X's shape from a population in which every
         system has the same mean (``rng``: a numpy Generator); X then only gives the shape and the
         system names.
+    progress : bool or callable
+        True draws a progress bar over the simulations on stderr; a callable gets ``(done, total)``.
 
     Returns
     -------
@@ -225,8 +230,16 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
     else:
         shifted = check(system, "system", Interval("int", 0, m, closed="left"), error=DiscpowerError,
                         rule=f"a system name or an index in [0, {m})")
-    if any(t in ("tukey", "fisher", "bootstrap") for t in tests):  # one memory check for every simulation
-        null_memory(n_trials)
+    levels = [0.0] + deltas
+    # the plan's one memory check: every simulation's row of ``shares``, and a resampling test's null distribution
+    share_bytes = 8 * len(levels) * len(tests)
+    plan = f"{len(tests)} test(s) x {len(levels)} effect levels: {share_bytes} bytes a simulation"
+    if any(t in ("tukey", "fisher", "bootstrap") for t in tests):
+        check_memory(share_bytes * n_sim + NULL_BYTES * n_trials, f"n_sim={n_sim:,} with n_trials={n_trials:,} "
+                     f"({plan}, and a null distribution of {NULL_BYTES} bytes a trial)",
+                     "use fewer simulations or trials")
+    else:
+        check_memory(share_bytes * n_sim, f"n_sim={n_sim:,} ({plan})", "use fewer simulations")
     q_crit = None
     if "parametric-tukey" in tests:
         import scipy.stats
@@ -234,7 +247,6 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         q_crit = float(scipy.stats.studentized_range.isf(alpha, m, (m - 1) * (n - 1)))
     others = np.array([k for k in range(m) if k != shifted])
     null_pairs = np.ix_(others, others)  # the pairs that stay null when the shifted system moves
-    levels = [0.0] + deltas
     shape = (len(levels), len(tests))
     null_hits, any_hits = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
     shares = np.zeros((n_sim,) + shape)  # per simulation: share of the shifted system's pairs found

@@ -2,8 +2,11 @@
 
 Each entry point that runs resampling tests (a test called directly, :func:`discpower.meta_evaluate`,
 :func:`discpower.compare_qrels`, :func:`discpower.sweep`, :func:`discpower.calibrate`, ...) works out what
-its plan keeps at once -- the null distributions and their sorted copies -- and calls
-:func:`check_memory` once with that; the tests it then runs do not check again.
+its plan keeps at once -- the null distributions and their sorted copies, and what it keeps per simulation
+(:func:`discpower.calibrate`'s power shares) -- and calls :func:`check_memory` once with that; the tests it
+then runs do not check again. The known-truth simulation checks its population
+(:func:`discpower.known_truth_collection`) and the rows of its result (:func:`discpower.known_truth_errors`,
+before anything is scored; its tests' null distributions are checked where its comparer is built) the same way.
 """
 
 from __future__ import annotations

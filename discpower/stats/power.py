@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._params import alpha_level
+from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..typing import Tests
 from .result import PairwiseTest
@@ -80,8 +81,7 @@ def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05
     ``ylim=(0, 0.1)`` zooms on the region where pairs become significant (None: the full [0, 1]);
     a dotted line marks ``alpha``. Returns the matplotlib Axes.
     """
-    import matplotlib.pyplot as plt
-
+    plt = pyplot("plot_asl_curves")
     alpha = alpha_level(alpha)
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4.5))

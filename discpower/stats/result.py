@@ -10,6 +10,7 @@ from cwla._shared import escape as _tex
 from cwla._shared import grid
 
 from .._params import alpha_level
+from .._params import digits as digits_value
 from ..errors import DiscpowerError
 
 __all__ = ["PairwiseTest"]
@@ -114,6 +115,7 @@ class PairwiseTest:
         """The pairs as a LaTeX tabular; significant p-values (p < alpha) in bold.
 
         A randomised p-value of 0 is shown as ``< 1/B``."""
+        alpha, digits = alpha_level(alpha), digits_value(digits)
         frame = self.to_frame()
         floor = None if self.n_resamples is None else 1.0 / self.n_resamples
 

@@ -34,6 +34,8 @@ from cwla._shared import escape as _tex
 from cwla.errors import CwlaWarning
 
 from .._params import ALPHA
+from .._params import digits as digits_value
+from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..typing import ArrayLike
 from .matrix import score_array
@@ -353,6 +355,7 @@ class RankingSimilarity:
     def to_latex(self, digits: int = 2) -> str:
         """The tau matrix as a LaTeX tabular (lower triangle for symmetric methods; rows are
         the reference for tau_AP)."""
+        digits = digits_value(digits)
         m = len(self.labels)
 
         def cell(i: int, j: int) -> str:
@@ -373,7 +376,8 @@ class RankingSimilarity:
         so differences are visible; otherwise a diverging map over [-1, 1].
         ``annotate`` (default: up to 20 metrics) writes each value in its cell.
         Needs matplotlib (imported here only). Returns the Axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("RankingSimilarity.plot")
+        digits = digits_value(digits)
 
         m = len(self.labels)
         if annotate is None:

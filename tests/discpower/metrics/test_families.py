@@ -1,6 +1,8 @@
 """Test families: the split-half Tukey HSD and discriminative power compared within groups of metrics
 (Chen & Sakai's Table 3), and the faithful Chen & Sakai grid (cwl_eval's AP) on DL19."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -142,6 +144,19 @@ def test_family_errors():
         metric_families(labels, {"x": "ab"})
     with pytest.raises(DiscpowerError, match="SplitHalfConsistency"):
         family_consistency("taus", {"x": ["a", "b"]})
+
+
+@pytest.mark.parametrize("families", ["all", None])
+def test_one_metric_forms_no_family(families):
+    """'all' (and the default, which is 'all' here) over one label: refused as a family of one is, at once --
+    not a family that family_power refuses later."""
+    message = re.escape("family 'all' has 1 metric(s); a family compares at least 2")
+    with pytest.raises(DiscpowerError, match=message):
+        metric_families(["a"], families)
+    test = discpower.randomised_tukey_hsd(np.random.default_rng(0).random((8, 4)), 50, seed=1)
+    with pytest.raises(DiscpowerError, match=message):
+        family_power({"a": test}, families)
+    assert metric_families(["a", "b"], families) == {"all": ("a", "b")}
 
 
 def test_public_family_functions_find_the_models(synthetic_report):

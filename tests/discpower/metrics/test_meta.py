@@ -69,6 +69,24 @@ def test_no_splits_skips_consistency_and_progress_is_reported(synthetic):
     assert calls and calls[-1] == (2, 2)
 
 
+def test_one_metric_without_splits_is_a_report_without_families(synthetic):
+    qrels, runs = synthetic
+    rep = discpower.meta_evaluate(qrels, runs, ["AP"], n_trials=100, n_splits=0, seed=3)
+    assert rep.families == {} and rep.consistency is None and rep.family_consistency is None
+    frame = rep.to_frame()
+    assert list(frame.columns) == ["metric", "dp", "significant_pairs", "pairs", "delta"]
+    assert frame["metric"].tolist() == ["AP"] and frame["pairs"].tolist() == [45]
+    assert "\\begin{tabular}" in rep.to_latex()
+    # the same test as the metric's own: the one-metric report is no different from the others' AP column
+    two = discpower.meta_evaluate(qrels, runs, ["AP", "P@5"], n_trials=100, n_splits=0, seed=3)
+    np.testing.assert_array_equal(rep.tests["AP"].pvalue, two.tests["AP"].pvalue)
+    with pytest.raises(DiscpowerError, match=re.escape("no test families: this meta-evaluation has one metric, and "
+                                                       "a family compares at least 2")):
+        rep.family_power()
+    with pytest.raises(DiscpowerError, match=re.escape("no split-half analysis was run (n_splits=0)")):
+        rep.table3()
+
+
 def test_plots(report):
     ax = report.plot_asl()
     assert ax.get_ylim() == (0.0, 0.1) and len(ax.get_lines()) == 5 + 1  # curves + the alpha line
@@ -82,6 +100,16 @@ def test_plots(report):
     (dict(n_trials=0), "The 'n_trials' parameter must be an integer >= 1. Got 0 instead."),
     (dict(n_splits=-1), "The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. Got -1"),
     (dict(n_splits=1), "The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. Got 1"),
+    (dict(n_splits=2.5), "The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. Got 2.5 "
+                         "instead."),
+    (dict(n_splits=True), "The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. Got True "
+                          "instead."),
+    (dict(n_splits=False), "The 'n_splits' parameter must be 0 (no split-half analysis) or an integer >= 2. Got "
+                           "False instead."),
+    (dict(metrics=["nDCG@10"], n_splits=0, families="all"), "family 'all' has 1 metric(s); a family compares at "
+                                                            "least 2"),
+    (dict(progress="yes"), "The 'progress' parameter must be True, False, None or a callable progress(done, total). "
+                           "Got 'yes' instead."),
     (dict(metrics=["nDCG@10"]), "split-half consistency compares metrics: give at least 2 metrics"),
     (dict(metrics=None), "meta_evaluate: no metrics given"),
 ])

@@ -85,6 +85,23 @@ def test_meta_report_and_figures(tmp_path, capsys):
     assert (tmp_path / "fig" / "similarity.png").stat().st_size > 1000
 
 
+def test_meta_one_metric_without_splits(tmp_path, capsys):
+    """One metric and --splits 0 (as the error for one metric with splits suggests): its discriminative power,
+    no families -- a family compares at least 2 metrics."""
+    qrels, runs = cwla.synthetic.collection(n_topics=12, n_runs=6, seed=2)
+    qrels_path, run_paths = cwla.synthetic.write_trec(qrels, runs, tmp_path / "data")
+    code = main(["meta", str(qrels_path), *map(str, run_paths), "-m", "AP", "--trials", "100", "--splits", "0",
+                 "--quiet"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    lines = out.out.splitlines()
+    assert lines[1] == "metric\tdp\tsignificant_pairs\tpairs\tdelta" and lines[2].startswith("AP\t")
+    assert not any(line.startswith("# split-half consistency within") for line in lines)
+    code = main(["meta", str(qrels_path), *map(str, run_paths), "-m", "AP", "--splits", "0", "--families", "all"])
+    assert code == 2
+    assert "discpower: error: family 'all' has 1 metric(s); a family compares at least 2" in capsys.readouterr().err
+
+
 def test_meta_families_per_model(tmp_path, capsys):
     qrels, runs = cwla.synthetic.collection(n_topics=16, n_runs=7, seed=3)
     qrels_path, run_paths = cwla.synthetic.write_trec(qrels, runs, tmp_path / "data")
