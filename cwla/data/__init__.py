@@ -4,8 +4,8 @@ the run store (:class:`RunSet`: runs read once, saved and opened memory-mapped),
 
 from . import synthetic
 from .collection import Collection, Judgements, prepare
-from .readers import read_qrels, read_run, run_name
+from .readers import read_costs, read_qrels, read_run, run_name
 from .runset import RunSet, is_run_store, open_runs, read_runs
 
-__all__ = ["read_qrels", "read_run", "run_name", "read_runs", "RunSet", "open_runs", "is_run_store", "Judgements",
-           "Collection", "prepare", "synthetic"]
+__all__ = ["read_qrels", "read_run", "read_costs", "run_name", "read_runs", "RunSet", "open_runs", "is_run_store",
+           "Judgements", "Collection", "prepare", "synthetic"]

@@ -26,7 +26,7 @@ from ..typing import QrelsLike, RunsLike
 from ._join import cell_starts, join_run
 from ._tokenize import read_qrels_file
 from ..errors import CwlaWarning, InputError
-from .readers import read_qrels
+from .readers import read_costs, read_qrels
 from .runset import RunSet, check_order, check_ties, read_runs
 
 __all__ = ["Collection", "Judgements", "prepare", "join"]
@@ -78,11 +78,23 @@ class Judgements:
         return cls.from_frame(read_qrels(qrels))
 
     @classmethod
-    def from_frame(cls, q: pd.DataFrame) -> "Judgements":
-        """A canonical qrels frame (what :func:`cwla.read_qrels` returns; not checked again)."""
+    def of_costs(cls, costs: QrelsLike | Judgements) -> Judgements:
+        """Per-document costs as Judgements whose grades are the costs: anything
+        :func:`cwla.data.readers.read_costs` accepts (a file ``qid iter docno cost``, a frame
+        ``topic, docno, cost`` or one shaped as qrels with the cost in its grade column, a dict
+        ``{topic: {docno: cost}}``), every cost finite and > 0; or Judgements, checked (:func:`check_costs`)."""
+        if isinstance(costs, Judgements):
+            check_costs(costs)
+            return costs
+        return cls.from_frame(read_costs(costs), value="cost")
+
+    @classmethod
+    def from_frame(cls, q: pd.DataFrame, value: str = "grade") -> "Judgements":
+        """A canonical qrels frame (what :func:`cwla.read_qrels` returns; not checked again); the grades from
+        its column ``value`` (``"cost"``: a frame of :func:`cwla.data.readers.read_costs`)."""
         topic, topics = pd.factorize(q["topic"].to_numpy())
         doc, docnos = strings_of(q["docno"].to_numpy())
-        return cls._build(topic, [str(t) for t in topics], q["grade"].to_numpy(np.float64), doc, docnos)
+        return cls._build(topic, [str(t) for t in topics], q[value].to_numpy(np.float64), doc, docnos)
 
     @classmethod
     def _build(cls, topic_ids, labels: list, values, doc, docnos) -> "Judgements":
@@ -295,12 +307,24 @@ def _cell_codes(judgements: Judgements, run_set: RunSet, topics: tuple) -> tuple
     return codes, starts, lengths, store
 
 
+def check_costs(costs: Judgements) -> None:
+    """Raise InputError unless the cost (grade) of every judgement of ``costs`` is finite and > 0, naming the
+    topic and docno of the first that is not."""
+    values = costs.grades[costs.code]
+    bad = ~(np.isfinite(values) & (values > 0))
+    if bad.any():
+        j = int(np.argmax(bad))
+        value = float(values[j])
+        problem = "is not > 0" if np.isfinite(value) else "is not a finite number"
+        raise InputError(f"costs Judgements, topic {costs.topics[costs.topic[j]]!r}, docno "
+                         f"{costs.docnos[costs.doc[j]]!r}: cost {value!r} {problem}; costs must be finite and > 0 "
+                         f"(cwl_eval: no free lunches)")
+
+
 def join_costs(collection: Collection, costs: Judgements, run_set: RunSet) -> Collection:
     """``collection`` (the qrels joined with ``run_set``) with the cost of every retrieved document:
-    ``costs`` are per-document costs read as qrels (the grade column holds the cost)."""
-    bad = ~(np.isfinite(costs.grades) & (costs.grades > 0))
-    if bad.any():
-        raise InputError(f"costs must be finite and > 0 (cwl_eval: no free lunches); found {costs.grades[bad][0]!r}")
+    ``costs`` are per-document costs as :meth:`Judgements.of_costs` gives them (the grades are the costs)."""
+    check_costs(costs)
     codes, _, lengths, _ = _cell_codes(costs, run_set, collection.topics)
     if not np.array_equal(lengths.reshape(-1), collection.lengths):
         raise InputError("the costs were joined with other runs than the qrels")

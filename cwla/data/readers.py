@@ -1,4 +1,4 @@
-"""Read TREC qrels and runs into validated, canonical pandas DataFrames.
+"""Read TREC qrels, runs and per-document costs into validated, canonical pandas DataFrames.
 
 Formats
 -------
@@ -16,7 +16,13 @@ Run file
         qid Q0 docno rank score tag
 
     ``Q0`` and ``tag`` are ignored (use :func:`run_name` for a system id).
-    ``rank`` must be an integer (``3`` or ``3.0``), ``score`` a finite number.
+    ``rank`` must be an integer (``3`` or ``3.0``) in the 64-bit range,
+    ``score`` a finite number.
+Costs file
+    A qrels file whose fourth field is the cost (:func:`read_costs`), a finite
+    number > 0::
+
+        qid iter docno cost
 
 Files may be plain text or gzip-compressed (recognised by the gzip magic
 bytes, whatever the suffix), UTF-8 encoded. Fields are separated by any run
@@ -37,11 +43,17 @@ In memory the readers also accept
 * a dict ``{topic: {docno: grade}}`` or ``{topic: {docno: score}}`` (the
   format of pytrec_eval).
 
+Their values obey the rules of the files: a grade or score is a finite real
+number (an int, a float, a numeric string; a complex number only if its
+imaginary part is 0, then its real part is the value), a rank an integer in the
+64-bit range (never wrapped), a cost a finite number > 0.
+
 Output
 ------
 :func:`read_qrels` returns columns ``topic`` (str), ``docno`` (str) and
 ``grade`` (float64); :func:`read_run` returns ``topic`` (str), ``docno`` (str),
-``score`` (float64) and ``rank`` (int64). Rows keep the input order (a run is
+``score`` (float64) and ``rank`` (int64); :func:`read_costs` returns ``topic``,
+``docno`` and ``cost`` (float64). Rows keep the input order (a run is
 *not* re-sorted by score or rank) and the index is a fresh ``RangeIndex``.
 When a DataFrame or dict run has no rank, rows are numbered ``1..n`` within
 each topic in input order.
@@ -84,7 +96,7 @@ from .trec_format import INT_RE as _INT_RE
 from .trec_format import NONFINITE_RE as _NONFINITE_RE
 from .trec_format import QRELS_LAYOUT, RUN_LAYOUT
 
-__all__ = ["read_qrels", "read_run", "run_name"]
+__all__ = ["read_qrels", "read_run", "read_costs", "run_name"]
 
 
 class _Format(NamedTuple):
@@ -95,8 +107,10 @@ class _Format(NamedTuple):
     ncols: int  # number of fields of a file line (a run line may have more: the first ncols are used)
     extra_columns: bool  # lines may have more than ncols fields (trec_eval reads the first 6 of a run line)
     comments: bool  # lines whose first field starts with '#' are comments (trec_eval 10's qrels)
-    numeric: tuple[tuple[int, str, str], ...]  # (file field, column, "float"/"int")
-    value: str  # the canonical name of the value column: "grade" or "score"
+    # (file field, column, kind): kind "float" (a finite number), "cost" (a finite number > 0) or "int" (an
+    # integer in the 64-bit range)
+    numeric: tuple[tuple[int, str, str], ...]
+    value: str  # the canonical name of the value column: "grade", "score" or "cost"
     # names an in-memory source may give each column (DataFrame columns, record attributes), preferred first:
     # ours, ir_datasets / ir_measures', PyTerrier's
     names: dict[str, tuple[str, ...]]
@@ -124,6 +138,25 @@ _QRELS = _Format(
     names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "grade": ("grade", "relevance", "label")},
     output=("topic", "docno", "grade"),
 )
+
+#: the fields of a costs file line
+COSTS_LAYOUT = "qid iter docno cost"
+
+_COSTS = _Format(
+    kind="costs",
+    layout=COSTS_LAYOUT,
+    ncols=4,
+    extra_columns=False,
+    comments=True,
+    numeric=((3, "cost", "cost"),),
+    value="cost",
+    # a qrels frame with the cost in its grade column is a costs frame too
+    names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "cost": ("cost", "grade", "relevance", "label")},
+    output=("topic", "docno", "cost"),
+)
+
+#: what a cost must be, for the messages
+_COST_RULE = "costs must be finite and > 0 (cwl_eval: no free lunches)"
 
 _RUN = _Format(
     kind="run",
@@ -228,6 +261,41 @@ def read_run(source: RunLike) -> pd.DataFrame:
     return _read(source, _RUN, "read_run")
 
 
+def read_costs(source: QrelsLike) -> pd.DataFrame:
+    """Read per-document costs (``cwla.evaluate(costs=...)``) into a canonical DataFrame.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, pandas.DataFrame or dict
+        A path to a file shaped as TREC qrels whose fourth column is the cost (``qid iter docno cost``,
+        plain or gzip); a DataFrame with columns ``topic, docno, cost`` (or ir_measures'
+        ``query_id, doc_id, cost``), or a qrels-shaped DataFrame whose ``grade`` (``relevance``,
+        ``label``) column holds the cost (a ``cost`` column, where there is one, is the cost); a dict
+        ``{topic: {docno: cost}}``; also an object with ``to_dict()`` giving that dict, or records with
+        attributes ``query_id, doc_id, cost``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic`` (str), ``docno`` (str), ``cost`` (float64) in input order, with a fresh
+        ``RangeIndex``.
+
+    Raises
+    ------
+    InputError
+        If the input is malformed, as :func:`read_qrels` says, or a cost is not a finite number > 0 (the
+        message names the line, row or dict entry).
+    FileNotFoundError
+        If `source` is a path that does not exist.
+    TypeError
+        If `source` is none of the accepted types.
+    """
+    if isinstance(source, pd.DataFrame) and "cost" in source.columns:
+        # a qrels frame with a cost column: the cost column is the cost, its grade column is not
+        source = source.drop(columns=[c for c in _COSTS.names["cost"][1:] if c in source.columns])
+    return _read(source, _COSTS, "read_costs")
+
+
 def run_name(path: PathLike) -> str:
     """Return the system id of a run file: its name without directory or ``.gz``.
 
@@ -255,7 +323,7 @@ def run_name(path: PathLike) -> str:
 
 def accepted_forms(fmt: _Format, func: str) -> str:
     """The sentence that lists every accepted form of a qrels or run source."""
-    fields = "query_id, doc_id, " + ("relevance" if fmt.value == "grade" else "score")
+    fields = "query_id, doc_id, " + ("relevance" if fmt.value == "grade" else fmt.value)
     return (
         f"{func}() accepts a path to a TREC {fmt.kind} file ({fmt.layout}; str or os.PathLike), "
         f"a pandas DataFrame with columns {fmt.accepted_columns} (PyTerrier's and ir_datasets' names "
@@ -299,8 +367,8 @@ def _record_fields(item) -> tuple:
     if isinstance(item, (str, bytes, Mapping, tuple, list, pd.DataFrame, pd.Series)) or item is None \
             or callable(getattr(item, "to_dict", None)):
         return ()  # a run or a qrels (a frame, a ranx object), not one record of it
-    return tuple(n for n in _TOPIC_NAMES + _DOCNO_NAMES + ("relevance", "grade", "label", "score", "rank")
-                 if hasattr(item, n))
+    values = ("relevance", "grade", "label", "score", "rank", "cost")
+    return tuple(n for n in _TOPIC_NAMES + _DOCNO_NAMES + values if hasattr(item, n))
 
 
 def _read_records(records, fmt: _Format, func: str) -> pd.DataFrame:
@@ -395,8 +463,7 @@ def _read_file(path, fmt: _Format) -> pd.DataFrame:
 
 def _line_of_topic(data: bytes, label: str, topic: str) -> int:
     """The first physical line whose first field is ``topic``."""
-    for lineno, line in _physical_lines(data, label):
-        fields = _FIELD_SEP_RE.split(line.strip(_FIELD_SEP_CHARS))
+    for lineno, fields in line_fields(data, label, comments=True):
         if fields[0] == topic:
             return lineno
     return 0
@@ -446,7 +513,9 @@ def _read_file_fast(data: bytes, fmt: _Format) -> pd.DataFrame | None:
         array = raw[field].to_numpy()
         if array.dtype != (np.int64 if kind == "int" else np.float64):
             return None
-        if kind == "float" and not np.isfinite(array).all():
+        if kind != "int" and not np.isfinite(array).all():
+            return None
+        if kind == "cost" and not (array > 0).all():
             return None
         values[column] = array
     frame = _canonical(raw[_TOPIC_FIELD], raw[_DOCNO_FIELD], values, fmt)
@@ -474,11 +543,7 @@ def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
     values: dict[str, list] = {column: [] for _, column, _ in fmt.numeric}
     first_seen: dict[tuple[str, str], int] = {}
     nul_seen: dict[tuple[str, str], tuple[str, int]] = {}
-    for lineno, line in _physical_lines(data, label):
-        stripped = line.strip(_FIELD_SEP_CHARS)
-        if not stripped or (fmt.comments and stripped.startswith("#")):
-            continue
-        fields = _FIELD_SEP_RE.split(stripped)
+    for lineno, fields in line_fields(data, label, comments=fmt.comments):
         where = f"{label}, line {lineno}"
         if len(fields) < fmt.ncols or (len(fields) > fmt.ncols and not fmt.extra_columns):
             raise InputError(
@@ -541,6 +606,15 @@ def _refuse_topic_all(frame: pd.DataFrame, where) -> None:
                          f"per-topic outputs give the mean over topics; rename the topic")
 
 
+def line_fields(data: bytes, label: str, *, comments: bool = False):
+    """Yield ``(line number, fields)`` of every line of a TREC file's content that is neither blank nor (with
+    ``comments``) a comment, split into fields as the readers split them (module docstring)."""
+    for lineno, line in _physical_lines(data, label):
+        stripped = line.strip(_FIELD_SEP_CHARS)
+        if stripped and not (comments and stripped.startswith("#")):
+            yield lineno, _FIELD_SEP_RE.split(stripped)
+
+
 def _physical_lines(data: bytes, label: str):
     """Yield ``(line number, text)`` for each physical line of the content (:func:`decoded_lines`)."""
     if data.startswith(UTF8_BOM):
@@ -549,7 +623,7 @@ def _physical_lines(data: bytes, label: str):
 
 
 def _parse_token(token: str, column: str, kind: str):
-    """Parse one numeric field; raise _Problem naming the column and token."""
+    """Parse one numeric field (``kind``: see :class:`_Format`); raise _Problem naming the column and token."""
     if kind == "int":
         if _INT_RE.match(token):
             # more than 20 characters cannot be an int64 (and would be slow)
@@ -561,13 +635,16 @@ def _parse_token(token: str, column: str, kind: str):
         if not _INT64_MIN <= value <= _INT64_MAX:
             raise _Problem(f"{column} {token!r} is out of the 64-bit integer range")
         return value
+    rule = f"; {_COST_RULE}" if kind == "cost" else ""
     if _FLOAT_RE.match(token):
         value = float(token)
-        if math.isfinite(value):
+        if math.isfinite(value) and (kind != "cost" or value > 0):
             return value
+        if math.isfinite(value):
+            raise _Problem(f"{column} {token!r} is not > 0{rule}")
     elif not _NONFINITE_RE.match(token):
-        raise _Problem(f"{column} {token!r} is not a number")
-    raise _Problem(f"{column} {token!r} is not a finite number")
+        raise _Problem(f"{column} {token!r} is not a number{rule}")
+    raise _Problem(f"{column} {token!r} is not a finite number{rule}")
 
 
 # ---------------------------------------------------------------------------
@@ -692,7 +769,7 @@ def _validate(
         if kind == "int":
             values[column] = _int_column(series, display[column], where)
         else:
-            values[column] = _float_column(series, display[column], where)
+            values[column] = _float_column(series, display[column], where, kind)
     if fmt is _RUN and "rank" not in values:
         values["rank"] = pd.Series(topic).groupby(topic, sort=False).cumcount().to_numpy() + 1
     frame = _canonical(topic, docno, values, fmt)
@@ -735,43 +812,89 @@ def _string_column(series: pd.Series, name: str, where) -> np.ndarray:
     return text
 
 
-def _float_column(series: pd.Series, name: str, where) -> np.ndarray:
-    """Convert values to float64; reject non-numbers and non-finite numbers."""
+def _float_column(series: pd.Series, name: str, where, kind: str = "float") -> np.ndarray:
+    """Convert values to float64; reject non-numbers, non-real and non-finite numbers, and (``kind="cost"``)
+    numbers that are not > 0."""
     numbers = _to_float_array(series)
+    rule = f"; {_COST_RULE}" if kind == "cost" else ""
     bad = ~np.isfinite(numbers)
     if bad.any():
         i = int(np.argmax(bad))
         raw = series.iloc[i]
-        problem = "is not a finite number" if _is_numberlike(raw) else "is not a number"
-        raise InputError(f"{where(i)}: {name} {_show(raw)} {problem}")
+        problem = ("is not a real number" if _is_complex(raw) else
+                   "is not a finite number" if _is_numberlike(raw) else "is not a number")
+        raise InputError(f"{where(i)}: {name} {_show(raw)} {problem}{rule}")
+    if kind == "cost" and not (numbers > 0).all():
+        i = int(np.argmax(~(numbers > 0)))
+        raise InputError(f"{where(i)}: {name} {_show(series.iloc[i])} is not > 0{rule}")
     return numbers
 
 
 def _int_column(series: pd.Series, name: str, where) -> np.ndarray:
-    """Convert values to int64; reject anything that is not an integer."""
+    """Convert values to int64; reject anything that is not an integer, or not in the 64-bit integer range."""
     numbers = _to_float_array(series)
     bad = ~np.isfinite(numbers) | (numbers != np.floor(numbers))
     if bad.any():
         i = int(np.argmax(bad))
-        raise InputError(f"{where(i)}: {name} {_show(series.iloc[i])} is not an integer")
-    if pd.api.types.is_integer_dtype(series.dtype):
+        raw = series.iloc[i]
+        problem = "is not a real number" if _is_complex(raw) else "is not an integer"
+        raise InputError(f"{where(i)}: {name} {_show(raw)} {problem}")
+    if pd.api.types.is_signed_integer_dtype(series.dtype):
         return series.to_numpy(dtype=np.int64)
-    return numbers.astype(np.int64)
+    if pd.api.types.is_unsigned_integer_dtype(series.dtype):
+        values = series.to_numpy(dtype=np.uint64)
+        above = values > _INT64_MAX
+        if above.any():
+            i = int(np.argmax(above))
+            raise InputError(f"{where(i)}: {name} {_show(series.iloc[i])} is out of the 64-bit integer range")
+        return values.astype(np.int64)
+    # as floats, every value outside the int64 range is >= 2**63 or <= -2**63; so are a few inside it (2**63 - 1
+    # rounds to 2**63), which the exact value decides
+    edge = (numbers >= 2.0**63) | (numbers <= -(2.0**63))
+    out = np.where(edge, 0, numbers).astype(np.int64)
+    for i in np.flatnonzero(edge):
+        value = _exact_int(series.iloc[i])
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise InputError(f"{where(i)}: {name} {_show(series.iloc[i])} is out of the 64-bit integer range")
+        out[i] = value
+    return out
+
+
+def _exact_int(value) -> int:
+    """The integer an integral number (int, float, numeric str; complex with no imaginary part) stands for."""
+    if isinstance(value, str):
+        token = value.strip()
+        return int(token) if _INT_RE.match(token) else int(float(token))
+    if _is_complex(value):
+        value = value.real
+    return int(value)
 
 
 def _to_float_array(series: pd.Series) -> np.ndarray:
-    """Numeric conversion where anything unparsable becomes NaN."""
+    """Numeric conversion where anything unparsable becomes NaN, and so does a complex number unless its
+    imaginary part is 0 (then it is its real part)."""
     if pd.api.types.is_bool_dtype(series.dtype):
         return series.to_numpy(dtype=np.float64)
     try:
         numbers = pd.to_numeric(series, errors="coerce")
     except (TypeError, ValueError):
         numbers = series.map(_float_or_nan)
+    if pd.api.types.is_complex_dtype(numbers.dtype):
+        values = numbers.to_numpy()
+        return np.where(values.imag == 0, values.real, np.nan)
     return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+def _is_complex(value) -> bool:
+    """True for a complex number with a nonzero imaginary part (which no grade, score, cost or rank is)."""
+    return isinstance(value, (complex, np.complexfloating)) and value.imag != 0
+
+
 def _float_or_nan(value) -> float:
-    """``float(value)`` for numbers and numeric strings, NaN for anything else."""
+    """``float(value)`` for numbers and numeric strings, NaN for anything else (a complex number: as
+    :func:`_to_float_array`)."""
+    if isinstance(value, (complex, np.complexfloating)):
+        return math.nan if value.imag else float(value.real)
     if isinstance(value, (str, int, float, np.number)):
         try:
             return float(value)

@@ -22,7 +22,7 @@ function of (i, r_i, cg(i), params) (:func:`cwla.register_model`, in :mod:`cwla.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 import attrs

@@ -112,7 +112,7 @@ class _Setup:
         check(given["workers"], "workers", Interval("int", 1, None), NONE, func="evaluate")
         costs = given["costs"]
         want = bool(given["expected"]) or (given["expected"] is None and costs is not None)
-        cost_judgements = None if costs is None else Judgements.of(costs)
+        cost_judgements = None if costs is None else Judgements.of_costs(costs)
         gain = given["gain"]
         if isinstance(gain, str):
             gain = parse_gain(gain)
@@ -456,11 +456,13 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
         read, joined and scored a group at a time (consecutive files of up to
         :func:`cwla.data.runset.group_bytes` of text, at least one file), so memory holds the qrels
         and one group, never every run; other runs are read at once. The result is the same.
-    costs : qrels-like, optional
-        Per-document costs, in any form qrels take with the cost in the grade column (a file
-        ``qid 0 docno cost``, a frame ``topic, docno, cost``, a dict ``{topic: {docno: cost}}``);
-        finite and > 0. They drive the cost-based models (BPM, TBG, U, IFTRate, IFT) and EC / ETC.
-        A document without one costs ``max_cost`` in the score and ``min_cost`` in the upper
+    costs : path, DataFrame, dict, iterable, object with ``to_dict()``, or Judgements; optional
+        Per-document costs (see :func:`cwla.data.readers.read_costs`): a file shaped as TREC qrels
+        whose fourth column is the cost (``qid 0 docno cost``), a frame ``topic, docno, cost`` (or
+        ``query_id, doc_id, cost``; or one shaped as qrels with the cost in its ``grade`` column), a
+        dict ``{topic: {docno: cost}}``; every cost finite and > 0 (an error names the line, row or
+        entry of one that is not). They drive the cost-based models (BPM, TBG, U, IFTRate, IFT) and
+        EC / ETC. A document without one costs ``max_cost`` in the score and ``min_cost`` in the upper
         bound (cwl_eval's convention; both 1 by default), as do the padded positions up to H.
     max_cost, min_cost : float
         See ``costs``.

@@ -8,7 +8,6 @@ import json
 import multiprocessing
 import os
 import shutil
-import sys
 import warnings
 from pathlib import Path
 
