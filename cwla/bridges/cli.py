@@ -174,11 +174,28 @@ def _cmd_cwl(args) -> int:
 
     if args.max_depth < 1:
         raise ValueError(f"--max_depth must be an integer >= 1, got {args.max_depth}")
+    _check_cwl_files(args)
     sys.stdout.write(cwl_eval(args.gain_file, args.result_file, args.metrics_file, args.cost_file,
                               residuals=args.residuals, colnames=args.colnames, max_depth=args.max_depth,
                               max_cost=args.max_cost, min_cost=args.min_cost))
     sys.stdout.flush()
     return 0
+
+
+def _check_cwl_files(args) -> None:
+    """Refuse a missing input of ``cwla cwl`` before any is read, naming the file and its argument."""
+    from ..errors import InputError
+
+    files = ((args.gain_file, "gain file", "GAIN_FILE: TREC qrels whose fourth column is the gain, "
+                                           "qid iter docno gain"),
+             (args.result_file, "results file", "RESULT_FILE: topic element_type docno rank score run"),
+             (args.metrics_file, "cwl_eval metrics file", "-m/--metrics_file: one metric a line, "
+                                                          "e.g. RBPCWLMetric(0.8)"),
+             (args.cost_file, "cwl_eval cost file", "-c/--cost_file: element_type cost a line"))
+    for path, what, given in files:
+        if path is not None and not os.path.exists(path):
+            shown = path if path.isprintable() else repr(path)
+            raise InputError(f"{shown}: {what} does not exist (given as {given})")
 
 
 def _eval_parser(commands):

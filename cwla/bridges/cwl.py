@@ -9,7 +9,8 @@ results file:
   for the models whose continuation cwl_eval ends with C(H) = 0 (TBG, U, AP: ``stop=true``); cwl_eval's U
   also gives rank H no weight (W(H) = 0): it is U at depth H - 1;
 * EC = sum W(i) c_i, ETC = sum L(i) cc(i) and ED = E (:attr:`cwla.Evaluation.expected`), with costs per
-  element type (the results file's second column; cwl_eval's cost file), 1 where none is given;
+  element type (the results file's second column; cwl_eval's cost file), max_cost (default 1) where none
+  is given (an element type the cost file does not price, or no cost file);
 * with ``-r``, the residuals: unjudged documents and the positions past the ranking up to H at gain 1
   (cwl_eval's max_gain) and their costs at min_cost, minus the above.
 
@@ -29,6 +30,8 @@ printed digit where they fall on a rounding boundary, and its zeros from float n
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import re
 
@@ -39,7 +42,9 @@ import pandas as pd
 from ..metrics.aggregations import ERG, ETG
 from ..metrics.browsing import (AP, BPM, DCG, INSQ, INST, NERR8, NERR9, NERR10, NERR11, NPV, RBP, RR, SET, TBG, U, IFT,
                        IFTGoal, IFTRate, Precision)
-from ..data.files import text_lines
+from ..data.files import read_bytes, text_lines
+from ..data.readers import line_fields, read_qrels, read_run
+from ..data.trec_format import QRELS_LAYOUT, RUN_LAYOUT
 from ..errors import InputError
 from ..metrics.gains import Linear
 from ..metrics.metric import Metric
@@ -110,6 +115,13 @@ DEFAULT_CWL_METRICS = ("PrecisionCWLMetric(1)", "PrecisionCWLMetric(2)", "Precis
 _LINE = re.compile(r"\s*(?P<cls>[A-Za-z_][A-Za-z0-9_]*)\s*\((?P<args>[^()]*)\)\s*\Z")
 _NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*\Z")
 
+_INT64_MAX = 2**63 - 1
+
+
+def _shown(token: str) -> str:
+    """A metric argument for a message: quoted, its middle cut if it is long."""
+    return repr(token) if len(token) <= 40 else f"{token[:20] + '...' + token[-5:]!r} ({len(token)} characters)"
+
 
 @attrs.frozen
 class CwlMeasure:
@@ -135,12 +147,20 @@ def parse_cwl_metric(text: str, depth: int = 1000, where: str = "") -> CwlMeasur
         hint = " (TrAPCWLMetric is not a C/W/L model: its W does not sum to 1)" if m.group("cls") == "TrAPCWLMetric" \
             else ""
         raise InputError(f"{at}unknown cwl_eval metric {m.group('cls')!r}{hint}; {accepted}")
-    raw = [a for a in m.group("args").split(",") if a.strip()] if m.group("args").strip() else []
+    raw = [a.strip() for a in m.group("args").split(",") if a.strip()] if m.group("args").strip() else []
     values = []
     for a in raw:
         if not _NUMBER.match(a):
-            raise InputError(f"{at}{m.group('cls')}: argument {a.strip()!r} is not a number")
-        values.append(float(a) if "." in a or "e" in a.lower() else int(a))
+            raise InputError(f"{at}{m.group('cls')}: argument {_shown(a)} is not a number")
+        if "." in a or "e" in a.lower():
+            values.append(float(a))
+            if not math.isfinite(values[-1]):
+                raise InputError(f"{at}{m.group('cls')}: argument {_shown(a)} is not a finite number")
+        else:
+            # more than 19 digits cannot be a 64-bit integer (and Python refuses ints of over 4300 digits)
+            values.append(int(a) if len(a.lstrip("+-").lstrip("0")) <= 19 else _INT64_MAX + 1)
+            if not -_INT64_MAX - 1 <= values[-1] <= _INT64_MAX:
+                raise InputError(f"{at}{m.group('cls')}: argument {_shown(a)} is out of the 64-bit integer range")
     if len(values) > len(cls.params):
         raise InputError(f"{at}{m.group('cls')} takes at most {len(cls.params)} arguments "
                          f"({', '.join(cls.params) or 'none'}), got {len(values)}")
@@ -188,17 +208,31 @@ def read_cost_file(path) -> dict:
     return costs
 
 
-def _read_results(path) -> pd.DataFrame:
-    """The results file's topic, element type and docno columns as text, in file order."""
-    from ..data.readers import read_run
+def _read_gains(path) -> pd.DataFrame:
+    """cwl_eval's gain file as qrels (:func:`cwla.read_qrels`: ``qid iter docno gain``); every gain in [0, 1]."""
+    gains = read_qrels(path)
+    outside = ((gains["grade"] < 0) | (gains["grade"] > 1)).to_numpy()
+    if outside.any():
+        # row i of the frame is the i-th line that is neither blank nor a comment
+        label = os.fsdecode(path)
+        lines = line_fields(read_bytes(path, "qrels", layout=QRELS_LAYOUT), label, comments=True)
+        lineno, fields = next(itertools.islice(lines, int(np.argmax(outside)), None))
+        raise InputError(f"{label}, line {lineno}: cwl_eval's gains must lie in [0, 1]; found {fields[3]}")
+    return gains
 
-    rows = pd.read_csv(path, sep=r"\s+", header=None, usecols=[0, 1, 2], dtype=str, engine="python",
-                       names=["topic", "element_type", "docno"], index_col=False, on_bad_lines="error") \
-        if os.path.getsize(path) else None
-    if rows is None or rows.empty:
-        read_run(path)  # the careful reader says what is wrong
-        raise InputError(f"{path}: no results")
-    return rows
+
+def _document_costs(table: dict, result_file) -> pd.DataFrame | None:
+    """The cost of every document of the results file (read by :func:`read_run_in_file_order` first: every
+    line has its fields) whose element type (second field) ``table`` prices: a frame ``topic, docno, cost``;
+    None when ``table`` prices none of them (then every document costs max_cost / min_cost, as in
+    cwl_eval, which gives an element type without a cost the default)."""
+    label = os.fsdecode(result_file)
+    lines = line_fields(read_bytes(result_file, "run", layout=RUN_LAYOUT), label)
+    rows = [(f[0], f[2], table[f[1]]) for _, f in lines if f[1] in table]
+    if not rows:
+        return None
+    topic, docno, cost = zip(*rows)
+    return pd.DataFrame({"topic": topic, "docno": docno, "cost": np.array(cost, dtype=np.float64)})
 
 
 CWL_COLUMNS = tuple(CWL_RESIDUAL_HEADER.split("\t"))
@@ -210,14 +244,10 @@ def cwl_frame(gain_file, result_file, metrics_file=None, cost_file=None, max_dep
     metrics file's order), columns ``Topic, Metric, EU, ETU, EC, ETC, ED, ResEU, ResETU, ResEC, ResETC,
     ResED``."""
     from ..scoring.evaluator import evaluate
-    from ..data.readers import read_qrels
 
     measures = read_cwl_metrics(metrics_file, max_depth) if metrics_file else \
         [parse_cwl_metric(t, max_depth) for t in DEFAULT_CWL_METRICS]
-    gains = read_qrels(gain_file)
-    bad = gains["grade"][(gains["grade"] < 0) | (gains["grade"] > 1)]
-    if len(bad):
-        raise InputError(f"{gain_file}: cwl_eval's gains must lie in [0, 1]; found {float(bad.iloc[0])!r}")
+    gains = _read_gains(gain_file)
     run = read_run_in_file_order(result_file)
     topics = list(dict.fromkeys(run["topic"]))
     # cwl_eval scores every topic of the results file: a topic the gain file lacks has only unjudged documents
@@ -229,13 +259,7 @@ def cwl_frame(gain_file, result_file, metrics_file=None, cost_file=None, max_dep
             filler += "_"
         gains = pd.concat([gains, pd.DataFrame({"topic": absent, "docno": filler, "grade": 0.0})],
                           ignore_index=True)
-    costs = None
-    if cost_file:
-        table = read_cost_file(cost_file)
-        typed = _read_results(result_file)
-        known = typed[typed["element_type"].isin(list(table))]
-        costs = pd.DataFrame({"topic": known["topic"].to_numpy(), "docno": known["docno"].to_numpy(),
-                              "grade": known["element_type"].map(table).to_numpy(np.float64)})
+    costs = _document_costs(read_cost_file(cost_file), result_file) if cost_file else None
     metrics = {}
     for i, m in enumerate(measures):
         metrics[f"{i}:eu"] = m.eu
@@ -275,7 +299,5 @@ def cwl_eval(gain_file, result_file, metrics_file=None, cost_file=None, residual
 
 def read_run_in_file_order(path) -> pd.DataFrame:
     """The results file as a run frame (topic, docno, score) whose scores keep the file order."""
-    from ..data.readers import read_run
-
     run = read_run(path)
     return run.assign(score=-np.arange(len(run), dtype=np.float64))

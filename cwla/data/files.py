@@ -119,7 +119,8 @@ def text_lines(path, what: str, *, error: type[Exception] = InputError) -> list[
     """``(line number, text)`` of every non-blank line of a text file (:func:`read_bytes`), decoded as UTF-8
     (:func:`decoded_lines`)."""
     data = bytes(read_bytes(path, what, error=error))
-    return [(n, text) for n, text in decoded_lines(data, os.fsdecode(path), error=error) if text.strip()]
+    lines = decoded_lines(data, os.fsdecode(path), error=error, hint="; accepted: UTF-8 text")
+    return [(n, text) for n, text in lines if text.strip()]
 
 
 def is_gzip(path) -> bool:
