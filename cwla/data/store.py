@@ -13,7 +13,9 @@ data (the bytes after its ``.npy`` header) must be the one the writer recorded, 
 digest (over its canonical JSON, :func:`manifest_digest`) must match, so a store changed after it was
 written, by a flipped byte as much as by an edited run name, is refused. The integer summaries the
 caller's structural checks need (:class:`Summary`: min, max, non-decreasing) ride on the same chunks;
-without ``verify`` they are computed on the mapped arrays.
+without ``verify`` they are computed on the mapped arrays. A file this machine has hashed before and
+whose stamp (device, inode, size, modification and change times) is unchanged is not hashed again
+(:mod:`cwla.data._verified`, which says what that record can and cannot see).
 
 XXH3 (Collet, xxHash) is a non-cryptographic hash: it detects corruption and accidental edits, not a
 forger who rewrites the digests too (the caller's structural checks still keep such a store from
@@ -37,6 +39,7 @@ import numpy as np
 import xxhash
 
 from ..errors import InputError
+from ._verified import now_ns, recorded as recorded_files, remember, stamp
 
 __all__ = ["CHECKSUM", "MANIFEST", "Summary", "ArrayFile", "write_folder", "read_manifest", "map_arrays",
            "check_arrays", "manifest_digest", "check_target"]
@@ -313,21 +316,40 @@ def check_arrays(arrays: Mapping[str, np.ndarray], files: Mapping[str, ArrayFile
         if not isinstance(f.checksum, str):
             raise InputError(f"{where}: {MANIFEST} records no {CHECKSUM} checksum of {f.name}")
 
+    # files this machine hashed before and whose stamps are unchanged are not read again (cwla.data._verified)
+    folder = os.path.dirname(next(iter(files.values())).path) if files else ""
+    started = now_ns()
+    stamps = {key: (_readable(stamp, f, where), f.checksum) for key, f in files.items()}
+    seen = recorded_files(folder) if files else {}
+    known = {key for key, f in files.items() if seen.get(f.name) == stamps[key]}
+
     def one(key):
         f = files[key]
-        return key, f.name, f.checksum, _scan(f.path, f.offset, f.nbytes, arrays[key].dtype, summarise.get(key))
+        return key, f.name, f.checksum, _readable(lambda path: _scan(path, f.offset, f.nbytes, arrays[key].dtype,
+                                                                     summarise.get(key)), f, where)
 
-    largest = sorted(files, key=lambda k: -files[k].nbytes)
-    if sum(f.nbytes for f in files.values()) >= _THREADS_FROM and (os.cpu_count() or 1) > 1:
+    largest = sorted(set(files) - known, key=lambda k: -files[k].nbytes)
+    if sum(files[k].nbytes for k in largest) >= _THREADS_FROM and (os.cpu_count() or 1) > 1:
         with ThreadPoolExecutor(2) as pool:
             results = list(pool.map(one, largest))
     else:
         results = [one(key) for key in largest]
-    summaries = {}
+    summaries = {key: Summary.of(arrays[key].reshape(-1), order) for key, order in summarise.items() if key in known}
     for key, name, expected, (digest, summary) in results:
         if digest != expected:
             raise InputError(f"{where}: {name} was changed after the store was written (its {CHECKSUM} checksum "
                              f"is {expected!r}, its bytes give {digest!r}); write the store again")
         if summary is not None:
             summaries[key] = summary
+    if results:
+        remember(folder, {files[key].name: stamps[key] for key in files}, started)
     return summaries
+
+
+def _readable(read, f: ArrayFile, where: str):
+    """``read(f.path)``; a file removed or made unreadable since it was mapped is an InputError."""
+    try:
+        return read(f.path)
+    except OSError as exc:
+        raise InputError(f"{where}: {f.name} cannot be read ({exc.strerror or exc}); was the store removed or "
+                         f"changed while it was opened?") from None

@@ -235,6 +235,117 @@ def test_verify_must_be_a_flag(template):
 
 
 # ---------------------------------------------------------------------------
+# the machine's record of files it has verified (cwla.data._verified)
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def record(tmp_path, monkeypatch):
+    """An empty record in its own cache folder, and a count of the array files hashed."""
+    from cwla.data import _verified, store
+
+    monkeypatch.setattr(_verified, "cache_dir", lambda: str(tmp_path / "cache"))
+    hashed = []
+    scan = store._scan
+    monkeypatch.setattr(store, "_scan", lambda path, *args: hashed.append(os.path.basename(path)) or scan(path, *args))
+    return hashed
+
+
+def _aged(folder: Path, monkeypatch) -> None:
+    """Make the store's files look last changed long ago to the record: their modification times 100 s back,
+    the clock the record reads 3 s on (past RACY_NS: their change times are now)."""
+    from cwla.data import _verified
+
+    from cwla.data import store
+
+    old = _verified.now_ns() - 100 * 10**9
+    for f in folder.iterdir():
+        os.utime(f, ns=(old, old))
+    monkeypatch.setattr(store, "now_ns", lambda: _verified.now_ns() + _verified.RACY_NS + 10**9)
+
+
+def test_a_store_verified_once_is_not_hashed_again(template, tmp_path, record, monkeypatch):
+    store = _copy(template[0], tmp_path / "s")
+    _aged(store, monkeypatch)
+    cwla.open_runs(store)
+    assert sorted(record) == sorted(f for f in _FILES if f.endswith(".npy"))  # every array hashed once
+    record.clear()
+    _same_scores(cwla.evaluate(cwla.synthetic.collection(n_topics=6, n_runs=3, seed=11)[0], cwla.open_runs(store),
+                               METRICS), template[1])
+    assert record == []  # its stamps are unchanged: nothing hashed
+
+
+def test_a_file_changed_after_it_was_recorded_is_hashed_again_and_refused(template, tmp_path, record, monkeypatch):
+    store = _copy(template[0], tmp_path / "s")
+    _aged(store, monkeypatch)
+    cwla.open_runs(store)
+    record.clear()
+    ids = np.load(store / "doc_ids.npy")
+    ids[[0, 1]] = ids[[1, 0]] if ids[0] != ids[1] else ids[[0, 1]] + [1, -1]  # same size, in range
+    np.save(store / "doc_ids.npy", ids)
+    with pytest.raises(InputError, match="doc_ids.npy was changed after the store was written"):
+        cwla.open_runs(store)
+    assert record == ["doc_ids.npy"]  # the only file whose stamp changed
+
+
+def test_a_store_just_written_is_hashed_on_every_open(template, tmp_path, record):
+    store = _copy(template[0], tmp_path / "s")  # its change times are now: within RACY_NS
+    cwla.open_runs(store)
+    first = sorted(record)
+    record.clear()
+    cwla.open_runs(store)
+    assert sorted(record) == first and len(first) == 7
+    assert not (tmp_path / "cache" / "verified-stores").exists()
+
+
+def test_a_copied_store_or_a_garbled_record_is_hashed_again(template, tmp_path, record, monkeypatch):
+    from cwla.data import _verified
+    from cwla.data import store as store_module
+
+    store = _copy(template[0], tmp_path / "s")
+    _aged(store, monkeypatch)
+    cwla.open_runs(store)
+    (path,) = (tmp_path / "cache" / "verified-stores").iterdir()
+    record.clear()
+    path.write_text("{not json")
+    cwla.open_runs(store)
+    assert len(record) == 7 and json.loads(path.read_text())["folder"] == str(store)  # hashed and recorded again
+    record.clear()
+    monkeypatch.setattr(store_module, "now_ns", _verified.now_ns)  # the true clock again
+    moved = store.rename(tmp_path / "moved")
+    copy = _copy(moved, tmp_path / "copy")
+    cwla.open_runs(moved)  # another folder: no record of it yet
+    cwla.open_runs(copy)  # new files, new stamps (and within RACY_NS: not recorded)
+    assert len(record) == 14
+    assert _verified.recorded(str(copy)) == {}
+
+
+def test_without_a_cache_folder_every_open_hashes(template, tmp_path, record, monkeypatch):
+    from cwla.data import _verified
+
+    monkeypatch.setattr(_verified, "cache_dir", lambda: None)
+    store = _copy(template[0], tmp_path / "s")
+    _aged(store, monkeypatch)
+    cwla.open_runs(store)
+    cwla.open_runs(store)
+    assert len(record) == 14
+
+
+def test_a_file_removed_while_the_store_is_opened_is_an_input_error(template, tmp_path, monkeypatch):
+    from cwla.data import store as store_module
+
+    store = _copy(template[0], tmp_path / "s")
+
+    def gone(path):
+        raise FileNotFoundError(2, "No such file or directory", path)
+
+    monkeypatch.setattr(store_module, "stamp", gone)
+    with pytest.raises(InputError, match=r"run store .*: \w+\.npy cannot be read \(No such file or directory\); "
+                                         r"was the store removed or changed while it was opened\?"):
+        cwla.open_runs(store)
+
+
+# ---------------------------------------------------------------------------
 # stores damaged at random
 # ---------------------------------------------------------------------------
 
