@@ -158,7 +158,8 @@ def _cwl_parser(commands):
     p.add_argument("-m", "--metrics_file", metavar="METRICS_FILE",
                    help="cwl_eval metrics, one a line, e.g. RBPCWLMetric(0.8) (default: cwl_eval's default list)")
     p.add_argument("-c", "--cost_file", metavar="COST_FILE",
-                   help="costs per element type: element_type cost a line (default: every document costs 1)")
+                   help="costs per element type: element_type cost a line; an element type it does not price, or every "
+                        "document without it, costs --max_cost (--min_cost in the residuals)")
     p.add_argument("-n", "--colnames", action="store_true", help="print the column names first")
     p.add_argument("-r", "--residuals", action="store_true", help="also print the residuals")
     p.add_argument("--max_depth", type=int, default=1000, metavar="H", help="depth of every measure (default 1000)")

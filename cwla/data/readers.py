@@ -75,6 +75,7 @@ offending line and raises the precise error.
 from __future__ import annotations
 
 import csv
+import decimal
 import io
 import math
 import os
@@ -837,7 +838,8 @@ def _int_column(series: pd.Series, name: str, where) -> np.ndarray:
     if bad.any():
         i = int(np.argmax(bad))
         raw = series.iloc[i]
-        problem = "is not a real number" if _is_complex(raw) else "is not an integer"
+        problem = ("is not a real number" if _is_complex(raw) else
+                   "is out of the 64-bit integer range" if _is_huge_int(raw) else "is not an integer")
         raise InputError(f"{where(i)}: {name} {_show(raw)} {problem}")
     if pd.api.types.is_signed_integer_dtype(series.dtype):
         return series.to_numpy(dtype=np.int64)
@@ -861,13 +863,21 @@ def _int_column(series: pd.Series, name: str, where) -> np.ndarray:
 
 
 def _exact_int(value) -> int:
-    """The integer an integral number (int, float, numeric str; complex with no imaginary part) stands for."""
+    """The integer an integral number (int, float, numeric str; complex with no imaginary part) stands for,
+    exactly (``"9223372036854775807.0"`` is 2**63 - 1, not the float 2**63)."""
     if isinstance(value, str):
         token = value.strip()
-        return int(token) if _INT_RE.match(token) else int(float(token))
-    if _is_complex(value):
+        return int(token) if _INT_RE.match(token) else int(decimal.Decimal(token))
+    if isinstance(value, (complex, np.complexfloating)):
         value = value.real
     return int(value)
+
+
+def _is_huge_int(value) -> bool:
+    """True for an int, or a string of an int, too large for a float64 (which the float conversion makes NaN)."""
+    if isinstance(value, str):
+        return bool(_INT_RE.match(value.strip()))
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _to_float_array(series: pd.Series) -> np.ndarray:
@@ -877,7 +887,7 @@ def _to_float_array(series: pd.Series) -> np.ndarray:
         return series.to_numpy(dtype=np.float64)
     try:
         numbers = pd.to_numeric(series, errors="coerce")
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float64's range
         numbers = series.map(_float_or_nan)
     if pd.api.types.is_complex_dtype(numbers.dtype):
         values = numbers.to_numpy()
@@ -914,9 +924,9 @@ def _is_numberlike(value) -> bool:
 
 
 def _show(value) -> str:
-    """Format a value for a message: strings quoted, anything else plain."""
-    if isinstance(value, str):
-        return repr(value)
+    """Format a value for a message: strings quoted, anything else plain; the middle of one over 60
+    characters cut, with its length."""
     if isinstance(value, np.generic):
         value = value.item()
-    return str(value)
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else f"{text[:30]}...{text[-10:]} ({len(text)} characters)"

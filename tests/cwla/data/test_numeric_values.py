@@ -65,6 +65,9 @@ def test_a_complex_value_with_no_imaginary_part_is_its_real_part():
     (np.array([1.0, 1e30]), r"1e\+30"),
     (np.array([1.0, -1e19]), r"-1e\+19"),
     (pd.Series([1, "9223372036854775808"], dtype=object), "'9223372036854775808'"),
+    (pd.Series([1, complex(2.0**63, 0)], dtype=object), r"\(9.223372036854776e\+18\+0j\)"),
+    (pd.Series([1, 10**400], dtype=object), r"100000000000000000000000000000\.\.\.0000000000 \(401 characters\)"),
+    (pd.Series([1, "1" + "0" * 400], dtype=object), r"'10000000000000000000000000000\.\.\.000000000' \(403 characters\)"),
 ])
 def test_a_rank_outside_the_64_bit_range_is_refused_not_wrapped(ranks, shown):
     with pytest.raises(InputError, match=rf"^run DataFrame, row 1: rank {shown} is out of the 64-bit integer range$"):
@@ -86,6 +89,21 @@ def test_a_rank_out_of_range_in_a_file_gets_the_same_words(tmp_path):
     (np.array([1, 2**63 - 1], dtype=np.uint64), [1, 2**63 - 1]),
     (np.array([1.0, -(2.0**63)]), [1, -(2**63)]),
     (np.array([3, 2**62 + 1], dtype=np.int64), [3, 2**62 + 1]),
+    (pd.Series([1, complex(-(2.0**63), 0)], dtype=object), [1, -(2**63)]),
+    (pd.Series([1, "9223372036854775807.0"], dtype=object), [1, 2**63 - 1]),  # the exact decimal, not the float
+    (pd.Series([1, "9.223372036854775807e18"], dtype=object), [1, 2**63 - 1]),
 ])
 def test_ranks_at_the_edges_of_the_64_bit_range_are_kept_exactly(ranks, expected):
     assert read_run(_run(ranks))["rank"].tolist() == expected
+
+
+@pytest.mark.parametrize("read, source, message", [
+    (read_qrels, {"q": {"a": 10**400}}, r"^qrels dict, topic 'q', docno 'a': grade 1000000000000000000000000000"
+                                        r"00\.\.\.0000000000 \(401 characters\) is not a finite number$"),
+    (read_costs, {"q": {"a": 10**400}}, r"^costs dict, topic 'q', docno 'a': cost .* is not a finite number; costs "
+                                        r"must be finite and > 0"),
+])
+def test_an_int_beyond_float64_is_not_a_finite_number(read, source, message):
+    with pytest.raises(InputError, match=message):
+        read(source)
+

@@ -320,6 +320,47 @@ def test_a_copied_store_or_a_garbled_record_is_hashed_again(template, tmp_path, 
     assert _verified.recorded(str(copy)) == {}
 
 
+def test_a_store_on_a_file_system_held_in_memory_is_never_recorded(template, tmp_path, record, monkeypatch):
+    from cwla.data import _verified
+
+    monkeypatch.setattr(_verified, "file_system", lambda folder: "tmpfs")
+    store = _copy(template[0], tmp_path / "s")
+    _aged(store, monkeypatch)
+    cwla.open_runs(store)
+    cwla.open_runs(store)
+    assert len(record) == 14 and _verified.recorded(str(store)) == {}
+
+
+def test_the_file_system_of_a_folder_is_read_from_the_mount_table(tmp_path):
+    from cwla.data import _verified
+
+    if not os.path.exists("/proc/self/mountinfo"):
+        pytest.skip("no /proc/self/mountinfo (not Linux)")
+    assert _verified.file_system("/proc/self") == "proc"
+    assert _verified.file_system(str(tmp_path)) not in (None, "proc")
+    table = tmp_path / "mountinfo"
+    table.write_text("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+                     "23 22 0:5 / /dev/shm rw,nosuid shared:2 - tmpfs tmpfs rw\n"
+                     "24 22 0:6 / /data/my\\040disk rw shared:3 - xfs /dev/sdb1 rw\n"
+                     "garbled line\n")
+    kinds = {folder: _verified.file_system(folder, str(table)) for folder in
+             ("/dev/shm/store", "/dev/shm", "/dev/shmx", "/data/my disk/store", "/data/my", "/home")}
+    assert kinds == {"/dev/shm/store": "tmpfs", "/dev/shm": "tmpfs", "/dev/shmx": "ext4",
+                     "/data/my disk/store": "xfs", "/data/my": "ext4", "/home": "ext4"}
+    assert _verified.file_system("/home", str(tmp_path / "none")) is None
+
+
+def test_forget_drops_the_record(template, tmp_path, record, monkeypatch):
+    from cwla.data import _verified
+
+    store = _copy(template[0], tmp_path / "s")
+    _aged(store, monkeypatch)
+    cwla.open_runs(store)
+    assert _verified.recorded(str(store))
+    _verified.forget(str(store))
+    assert _verified.recorded(str(store)) == {}
+
+
 def test_without_a_cache_folder_every_open_hashes(template, tmp_path, record, monkeypatch):
     from cwla.data import _verified
 
