@@ -66,7 +66,7 @@ def as_metrics(metrics) -> tuple[list, list[str]]:
             raise TypeError(f"a metric must be a Metric, a counting measure or a metric text, got {m!r}")
     dupes = sorted({label for label in labels if labels.count(label) > 1})
     if dupes:
-        raise CwlaError(f"metrics must be distinct; {dupes} appear more than once")
+        raise ValueError(f"metrics must be distinct; {dupes} appear more than once")
     return out, labels
 
 

@@ -160,7 +160,7 @@ def test_gain_outside_unit_interval_is_an_error_before_scoring(files):
 @pytest.mark.parametrize("kwargs, error, message", [
     (dict(metrics=[]), TypeError, "metrics must be a Metric, a metric text, a non-empty list"),
     (dict(metrics=[3]), TypeError, "a metric must be a Metric, a counting measure or a metric text, got 3"),
-    (dict(metrics=["P@10", "P@10"]), cwla.CwlaError, "metrics must be distinct; ['P@10'] appear more than once"),
+    (dict(metrics=["P@10", "P@10"]), ValueError, "metrics must be distinct; ['P@10'] appear more than once"),
     (dict(gain=3), TypeError, "The 'gain' parameter of evaluate must be a gain map or its text. Got 3 instead."),
     (dict(order="rank"), ValueError, "The 'order' parameter of evaluate must be 'trec_eval' or 'file'"),
     (dict(depth=0), ValueError, "'depth' of a metric must be an integer >= 1, 'all' or None: 0"),
