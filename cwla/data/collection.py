@@ -323,8 +323,8 @@ def check_costs(costs: Judgements) -> None:
 
 def join_costs(collection: Collection, costs: Judgements, run_set: RunSet) -> Collection:
     """``collection`` (the qrels joined with ``run_set``) with the cost of every retrieved document:
-    ``costs`` are per-document costs as :meth:`Judgements.of_costs` gives them (the grades are the costs)."""
-    check_costs(costs)
+    ``costs`` are per-document costs as :meth:`Judgements.of_costs` gives them (the grades are the costs,
+    checked there once, not at every join)."""
     codes, _, lengths, _ = _cell_codes(costs, run_set, collection.topics)
     if not np.array_equal(lengths.reshape(-1), collection.lengths):
         raise InputError("the costs were joined with other runs than the qrels")

@@ -95,7 +95,7 @@ from .files import UTF8_BOM, decoded_lines, read_bytes
 from .trec_format import FLOAT_RE as _FLOAT_RE
 from .trec_format import INT_RE as _INT_RE
 from .trec_format import NONFINITE_RE as _NONFINITE_RE
-from .trec_format import QRELS_LAYOUT, RUN_LAYOUT
+from .trec_format import COSTS_LAYOUT, QRELS_LAYOUT, RUN_LAYOUT
 
 __all__ = ["read_qrels", "read_run", "read_costs", "run_name"]
 
@@ -140,19 +140,14 @@ _QRELS = _Format(
     output=("topic", "docno", "grade"),
 )
 
-#: the fields of a costs file line
-COSTS_LAYOUT = "qid iter docno cost"
-
-_COSTS = _Format(
+# a costs file is a qrels file whose fourth field is the cost; a qrels frame with the cost in its grade column
+# is a costs frame too
+_COSTS = _QRELS._replace(
     kind="costs",
     layout=COSTS_LAYOUT,
-    ncols=4,
-    extra_columns=False,
-    comments=True,
     numeric=((3, "cost", "cost"),),
     value="cost",
-    # a qrels frame with the cost in its grade column is a costs frame too
-    names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "cost": ("cost", "grade", "relevance", "label")},
+    names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "cost": ("cost", *_QRELS.names["grade"])},
     output=("topic", "docno", "cost"),
 )
 

@@ -299,8 +299,11 @@ def check_arrays(arrays: Mapping[str, np.ndarray], files: Mapping[str, ArrayFile
     whether its order is wanted) and, with
     ``verify``, the manifest's and every array's checksum checked (see the module): the arrays' data are
     read once, in chunks, and the summaries taken from the same chunks; without, from the mapped arrays."""
+    def mapped(keys) -> dict:  # the summaries taken from the mapped arrays
+        return {key: Summary.of(arrays[key].reshape(-1), order) for key, order in summarise.items() if key in keys}
+
     if not verify:
-        return {key: Summary.of(arrays[key].reshape(-1), order) for key, order in summarise.items()}
+        return mapped(summarise)
     recorded = manifest.get("checksum")
     if not isinstance(recorded, dict) or not isinstance(recorded.get(CHECKSUM), str):
         raise InputError(f"{where}: {MANIFEST} records no {CHECKSUM} checksum (a store written by an older "
@@ -334,7 +337,7 @@ def check_arrays(arrays: Mapping[str, np.ndarray], files: Mapping[str, ArrayFile
             results = list(pool.map(one, largest))
     else:
         results = [one(key) for key in largest]
-    summaries = {key: Summary.of(arrays[key].reshape(-1), order) for key, order in summarise.items() if key in known}
+    summaries = mapped(known)
     for key, name, expected, (digest, summary) in results:
         if digest != expected:
             raise InputError(f"{where}: {name} was changed after the store was written (its {CHECKSUM} checksum "

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["QRELS_LAYOUT", "RUN_LAYOUT", "FLOAT_RE", "INT_RE", "NONFINITE_RE"]
+__all__ = ["QRELS_LAYOUT", "RUN_LAYOUT", "COSTS_LAYOUT", "FLOAT_RE", "INT_RE", "NONFINITE_RE"]
 
 #: the fields of a qrels line
 QRELS_LAYOUT = "qid iter docno grade"
+#: the fields of a costs file line (``cwla.read_costs``): a qrels line whose fourth field is the cost
+COSTS_LAYOUT = "qid iter docno cost"
 #: the fields of a run line (the first six are used)
 RUN_LAYOUT = "qid Q0 docno rank score tag"
 
