@@ -22,8 +22,8 @@ True
 
 from ._version import __version__
 from ._numba import cache_dir
-from .errors import (ConstantMetricWarning, CwlaError, CwlaWarning, GainRangeError, InputError, MetricSyntaxError,
-                     UserFunctionError)
+from .errors import (ConstantMetricWarning, CwlaError, CwlaWarning, EmptyRunWarning, GainRangeError, InputError,
+                     MetricSyntaxError, UserFunctionError)
 from .metrics import *  # noqa: F403 (the metric language's names: its __all__)
 from .metrics import counting
 from .metrics import __all__ as _metric_names
@@ -38,7 +38,7 @@ __all__ = [
     "is_run_store",
     "Judgements", "Evaluator", "evaluate", "Evaluation",
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
-    "UserFunctionError",
+    "UserFunctionError", "EmptyRunWarning",
     "warmup", "cache_dir", "synthetic", "__version__",
 ]
 

@@ -39,3 +39,8 @@ class CwlaWarning(UserWarning):
 
 class ConstantMetricWarning(CwlaWarning):
     """A metric whose score does not depend on the gains (Chen & Sakai's 'x')."""
+
+
+class EmptyRunWarning(CwlaWarning):
+    """A run with no documents (an empty file, frame or dict): every topic scores 0, as in pytrec_eval and
+    ir_measures."""

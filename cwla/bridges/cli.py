@@ -176,10 +176,15 @@ def _cmd_cwl(args) -> int:
     if args.max_depth < 1:
         raise ValueError(f"--max_depth must be an integer >= 1, got {args.max_depth}")
     _check_cwl_files(args)
-    sys.stdout.write(cwl_eval(args.gain_file, args.result_file, args.metrics_file, args.cost_file,
-                              residuals=args.residuals, colnames=args.colnames, max_depth=args.max_depth,
-                              max_cost=args.max_cost, min_cost=args.min_cost))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = cwl_eval(args.gain_file, args.result_file, args.metrics_file, args.cost_file,
+                        residuals=args.residuals, colnames=args.colnames, max_depth=args.max_depth,
+                        max_cost=args.max_cost, min_cost=args.min_cost)
+    sys.stdout.write(text)
     sys.stdout.flush()
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
     return 0
 
 

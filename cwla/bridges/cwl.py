@@ -34,6 +34,7 @@ import itertools
 import math
 import os
 import re
+import warnings
 
 import attrs
 import numpy as np
@@ -45,7 +46,7 @@ from ..metrics.browsing import (AP, BPM, DCG, INSQ, INST, NERR8, NERR9, NERR10, 
 from ..data.files import read_bytes, text_lines
 from ..data.readers import line_fields, read_qrels, read_run
 from ..data.trec_format import QRELS_LAYOUT, RUN_LAYOUT
-from ..errors import InputError
+from ..errors import CwlaWarning, InputError
 from ..metrics.gains import Linear
 from ..metrics.metric import Metric
 
@@ -184,10 +185,12 @@ def parse_cwl_metric(text: str, depth: int = 1000, where: str = "") -> CwlMeasur
 
 
 def read_cwl_metrics(path, depth: int = 1000) -> list:
-    """The measures of a cwl_eval metrics file (one ``ClassName(args)`` a line; blank lines skipped)."""
+    """The measures of a cwl_eval metrics file (one ``ClassName(args)`` a line; blank lines skipped). A file
+    without a metric gives none, with a warning (cwl_eval then prints nothing and exits 0)."""
     out = [parse_cwl_metric(line, depth, f"{path}, line {n}") for n, line in text_lines(path, "cwl_eval metrics")]
     if not out:
-        raise InputError(f"{path}: no metric in the metrics file")
+        warnings.warn(f"{os.fsdecode(path)}: no metric in the metrics file; nothing is measured", CwlaWarning,
+                      stacklevel=2)
     return out
 
 
@@ -260,6 +263,9 @@ def cwl_frame(gain_file, result_file, metrics_file=None, cost_file=None, max_dep
         gains = pd.concat([gains, pd.DataFrame({"topic": absent, "docno": filler, "grade": 0.0})],
                           ignore_index=True)
     costs = _document_costs(read_cost_file(cost_file), result_file) if cost_file else None
+    if not measures:
+        return pd.DataFrame({name: pd.Series(dtype=object if name in ("Topic", "Metric") else np.float64)
+                             for name in CWL_COLUMNS})
     metrics = {}
     for i, m in enumerate(measures):
         metrics[f"{i}:eu"] = m.eu

@@ -345,8 +345,8 @@ def join(judgements: Judgements, run_set: RunSet) -> Collection:
         has = run_set.lengths[r] > 0
         missing[name] = tuple(t for t, n in zip(topics, lengths[r]) if n == 0)
         ignored[name] = tuple(t for t, h, j in zip(run_set.topics, has, judged_topic) if h and not j)
-        if not lengths[r].any():
-            labels = [t for t, h in zip(run_set.topics, has) if h]
+        labels = [t for t, h in zip(run_set.topics, has) if h]
+        if labels and not lengths[r].any():  # (a run with no documents at all was warned of when it was read)
             warnings.warn(f"run {name!r} retrieves for none of the {n_topics} qrels topics (its topics: "
                           f"{_some(labels)}; qrels topics: {_some(list(topics))}); every score of it is 0",
                           CwlaWarning, stacklevel=3)

@@ -89,7 +89,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import EmptyRunWarning, InputError
 from ..typing import PathLike, QrelsLike, RunLike
 from .files import UTF8_BOM, decoded_lines, read_bytes
 from .trec_format import FLOAT_RE as _FLOAT_RE
@@ -567,11 +567,18 @@ def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
         for column, value in parsed.items():
             values[column].append(value)
     if not topics:
-        raise InputError(
-            f"{label} is empty: no {fmt.kind} lines (expected lines of {fmt.ncols} "
-            f"whitespace-separated fields: {fmt.layout})"
-        )
+        return _empty(fmt, f"{label} is empty: no {fmt.kind} lines (expected lines of {fmt.ncols} "
+                           f"whitespace-separated fields: {fmt.layout})")
     return _canonical(topics, docnos, values, fmt)
+
+
+def _empty(fmt: _Format, message: str) -> pd.DataFrame:
+    """An empty source: a run with no documents scores 0 on every topic, with a warning (as pytrec_eval and
+    ir_measures score it); empty qrels or costs are refused (nothing could be measured)."""
+    if fmt is not _RUN:
+        raise InputError(message)
+    warnings.warn(f"{message}; every topic scores 0", EmptyRunWarning, stacklevel=2)
+    return _canonical([], [], {column: [] for _, column, _ in fmt.numeric}, fmt)
 
 
 def _nul_message(docno: str, other: str, topic: str) -> str:
@@ -681,7 +688,7 @@ def _read_frame(frame: pd.DataFrame, fmt: _Format) -> pd.DataFrame:
                                  f"{frame[column].nunique(dropna=False)} values); pass it to cwla.prepare, "
                                  f"cwla.read_runs or cwla.evaluate, which read one run per {column}")
     if frame.empty:
-        raise InputError(f"{what} is empty: no rows (expected columns {fmt.accepted_columns})")
+        return _empty(fmt, f"{what} is empty: no rows (expected columns {fmt.accepted_columns})")
     labels = frame.index
     by_position = not labels.is_unique  # e.g. after pd.concat: name rows by their position instead
 
@@ -713,10 +720,8 @@ def _read_dict(source: Mapping, fmt: _Format, what: str | None = None) -> pd.Dat
             docno_keys.append(docno)
             values.append(value)
     if not values:
-        raise InputError(
-            f"{what} is empty: no (topic, docno) entries "
-            f"(expected {{topic: {{docno: {value_name}}}}})"
-        )
+        return _empty(fmt, f"{what} is empty: no (topic, docno) entries "
+                           f"(expected {{topic: {{docno: {value_name}}}}})")
 
     def where(i: int) -> str:
         return f"{what}, topic {topic_keys[i]!r}, docno {docno_keys[i]!r}"

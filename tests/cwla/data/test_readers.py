@@ -394,10 +394,17 @@ def test_first_offending_line_wins(tmp_path):
     _raises(read_run, path, f"{path}, line 2: docno 'a' appears twice for topic '1' (first at line 1)")
 
 
+def _empty_run(source, message: str) -> None:
+    """An empty run reads as no documents, with a warning (every topic then scores 0, as in pytrec_eval)."""
+    with pytest.warns(cwla.EmptyRunWarning, match=re.escape(message) + ".*every topic scores 0"):
+        frame = read_run(source)
+    assert len(frame) == 0 and list(frame.columns) == ["topic", "docno", "score", "rank"]
+
+
 @pytest.mark.parametrize("text", ["", "\n\n", "  \t \n\n"])
 def test_run_empty_file(tmp_path, text):
     path = _write(tmp_path, "run.txt", text)
-    _raises(read_run, path, f"{path} is empty: no run lines")
+    _empty_run(path, f"{path} is empty: no run lines")
 
 
 def test_qrels_empty_gz_file(tmp_path):
@@ -524,7 +531,7 @@ def test_dataframe_missing_topic():
 
 
 def test_dataframe_empty():
-    _raises(read_run, pd.DataFrame(columns=["topic", "docno", "score"]), "run DataFrame is empty: no rows")
+    _empty_run(pd.DataFrame(columns=["topic", "docno", "score"]), "run DataFrame is empty: no rows")
     _raises(read_qrels, pd.DataFrame(columns=["query_id", "doc_id", "relevance"]), "qrels DataFrame is empty: no rows")
 
 
@@ -549,7 +556,7 @@ def test_dict_inner_value_not_a_dict():
 
 
 def test_dict_empty():
-    _raises(read_run, {}, "run dict is empty: no (topic, docno) entries")
+    _empty_run({}, "run dict is empty: no (topic, docno) entries")
     _raises(read_qrels, {"1": {}}, "qrels dict is empty: no (topic, docno) entries")
 
 
@@ -563,7 +570,7 @@ def test_wrong_source_type(source):
 
 
 def test_input_error_is_a_value_error(tmp_path):
-    path = _write(tmp_path, "run.txt", "")
+    path = _write(tmp_path, "run.txt", "1 Q0 a 1 x t\n")
     with pytest.raises(ValueError):
         read_run(path)
 

@@ -146,9 +146,10 @@ def test_malformed_run_file_names_file_line_and_problem(tmp_path, files):
     r.write_text("t1 Q0 a 1 3 r\nt1 Q0 b 2 high r\n")
     with pytest.raises(InputError, match=re.escape("bad.txt, line 2: score 'high' is not a number")):
         cwla.evaluate(q, [r], ["P@10"])
-    r.write_text("")
-    with pytest.raises(InputError, match=re.escape("bad.txt is empty: no run lines")):
-        cwla.evaluate(q, [r], ["P@10"])
+    r.write_text("")  # an empty run scores 0 everywhere, as in pytrec_eval and ir_measures, with a warning
+    with pytest.warns(cwla.EmptyRunWarning, match=re.escape("bad.txt is empty: no run lines")):
+        ev = cwla.evaluate(q, [r], ["P@10", "R@10", "nDCG@10"])
+    assert ev.values.shape[2] > 0 and not ev.values.any()
 
 
 def test_gain_outside_unit_interval_is_an_error_before_scoring(files):
