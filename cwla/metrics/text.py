@@ -78,6 +78,7 @@ from .._validate import fmt as _fmt
 from ..errors import MetricSyntaxError
 from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
 from .metric import ALL, METRIC_OPTIONS, Metric, format_metric
+from .summary import GeoMean
 
 __all__ = ["parse_metric", "parse_gain", "parser_name", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_sort_key",
            "CHEN_SAKAI_DEFAULTS", "TREC_DEFAULT_CUTOFFS"]
@@ -732,6 +733,9 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
     parser = _Parser(text)
     if parser.at_end():
         parser.fail("empty text")
+    wrapped = _GEOMEAN_RE.match(text)
+    if wrapped:
+        return _geomean(parser, wrapped)
     if _trec_match(text) is not None:
         return _trec(parser, text)
     unsupported = re.match(r"(" + "|".join(map(re.escape, TREC_UNSUPPORTED)) + r")(?:[._].*)?\Z", text.strip())
@@ -766,6 +770,31 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
     if not parser.at_end():
         parser.fail(f"unexpected {parser.peek()[1]!r}")
     return metric
+
+
+_GEOMEAN_RE = re.compile(r"\s*GM\((?P<inner>.*?)(?:,\s*floor\s*=\s*(?P<floor>[^,()]*))?\)\s*\Z", re.S)
+
+
+def _geomean(parser, match):
+    """``GM(MEASURE[, floor=X])``: the measure's geometric mean over topics (:class:`GeoMean`)."""
+    inner = match.group("inner")
+    if not inner.strip():
+        parser.fail("GM(...) needs a measure inside, e.g. GM(AP)", 3)
+    start = match.start("inner")
+    try:
+        measure = parse_metric(inner)
+    except MetricSyntaxError as err:  # the inner problem, placed in the whole text
+        problem, _, pos = str(err).split("\n")[0].partition(": ")[2].rpartition(" at position ")
+        parser.fail(problem, start + int(pos))
+    if isinstance(measure, GeoMean):
+        parser.fail("GM(...) of a GM(...) is not a measure", start)
+    floor = match.group("floor")
+    if floor is None:
+        return GeoMean(measure)
+    try:
+        return GeoMean(measure, floor=float(floor))
+    except ValueError:
+        parser.fail(f"'floor' of GM must be a finite number > 0, got {floor.strip()!r}", match.start("floor"))
 
 
 def parser_name(name: str) -> str | None:

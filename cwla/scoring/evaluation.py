@@ -17,6 +17,7 @@ import pandas as pd
 from .._latex import tabular
 from ..metrics.counting import CountingMeasure
 from ..metrics.metric import Metric
+from ..metrics.summary import MEASURE_TYPES
 from ..metrics.text import parse_metric
 
 __all__ = ["Evaluation", "metric_position", "EXPECTED", "RUN_AXIS", "TOPIC_AXIS", "METRIC_AXIS"]
@@ -34,7 +35,7 @@ def metric_position(metric, labels: tuple, metrics: tuple, requested: tuple) -> 
     if isinstance(metric, str) and metric in labels:
         return labels.index(metric)
     try:
-        m = metric if isinstance(metric, (Metric, CountingMeasure)) else parse_metric(metric)
+        m = metric if isinstance(metric, MEASURE_TYPES) else parse_metric(metric)
     except (TypeError, ValueError):
         m = None
     for i, (label, own, asked) in enumerate(zip(labels, metrics, requested)):
@@ -101,11 +102,20 @@ class Evaluation:
                             columns=pd.Index(self.topics, name=TOPIC_AXIS))
 
     def aggregated(self, residuals: bool = False) -> np.ndarray:
-        """(n_metrics, n_runs): each run's value over the topics -- the mean, or the sum for the
-        counts (``NumRel``, ``NumRet``, ``NumRelRet``, ``NumQ``), as trec_eval and ir_measures report them."""
-        data = self.residuals if residuals else self.values
-        summed = np.array([m.aggregate == "sum" for m in self.metrics], dtype=bool)
-        return np.where(summed[:, None], data.sum(axis=2), data.mean(axis=2))
+        """(n_metrics, n_runs): each run's value over the topics -- the mean, the sum for the
+        counts (``NumRel``, ``NumRet``, ``NumRelRet``, ``NumQ``), as trec_eval and ir_measures report them,
+        or the geometric mean for :class:`~cwla.metrics.summary.GeoMean` (trec_eval's ``gm_map``)."""
+        kinds = [m.aggregate for m in self.metrics]
+        out = np.empty(self.values.shape[:2])
+        for i, kind in enumerate(kinds):
+            if kind == "gmean":  # the residual: the geometric mean in the upper world minus the run's value
+                value = _geometric_mean(self.values[i], self.metrics[i].floor)
+                out[i] = _geometric_mean(self.values[i] + self.residuals[i], self.metrics[i].floor) - value \
+                    if residuals else value
+            else:
+                data = self.residuals[i] if residuals else self.values[i]
+                out[i] = data.sum(axis=1) if kind == "sum" else data.mean(axis=1)
+        return out
 
     def means(self) -> pd.DataFrame:
         """Each run's value (:meth:`aggregated`: the mean over topics, the sum for counts): a
@@ -158,6 +168,13 @@ class Evaluation:
     def to_latex(self, digits: int = 4) -> str:
         """Per-run means as a LaTeX tabular (runs x metrics)."""
         return tabular(self.means(), digits, index=True)
+
+
+def _geometric_mean(values: np.ndarray, floor: float) -> np.ndarray:
+    """exp(mean log max(v, floor)) over the last axis (trec_eval's gm_map, gm_bpref)."""
+    if values.shape[-1] == 0:
+        return np.zeros(values.shape[:-1])
+    return np.exp(np.log(np.maximum(values, floor)).mean(axis=-1))
 
 
 def _label_order(ev):

@@ -29,6 +29,7 @@ from ..metrics.browsing import ERR, MAX_CUTOFF
 from ..metrics.counting import CountingMeasure
 from ..metrics.gains import Binary, GainMap
 from ..metrics.metric import METRIC_OPTIONS, Metric
+from ..metrics.summary import MEASURE_TYPES, scored
 from ..metrics.text import parse_gain, parse_metric
 from ..typing import MetricsLike, QrelsLike, RunsLike
 from .evaluation import EXPECTED, Evaluation, metric_position
@@ -49,7 +50,7 @@ def as_metrics(metrics) -> tuple[list, list[str]]:
     if isinstance(metrics, Mapping) and metrics:
         named = [(str(label), as_metrics([m])[0][0]) for label, m in metrics.items()]
         return [m for _, m in named], [label for label, _ in named]
-    if isinstance(metrics, (str, Metric, CountingMeasure)):
+    if isinstance(metrics, (str, *MEASURE_TYPES)):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or not metrics:
         raise TypeError("metrics must be a Metric, a metric text, a non-empty list of them, or a dict "
@@ -59,7 +60,7 @@ def as_metrics(metrics) -> tuple[list, list[str]]:
         if isinstance(m, str):
             out.append(parse_metric(m))
             labels.append(m)
-        elif isinstance(m, (Metric, CountingMeasure)):
+        elif isinstance(m, MEASURE_TYPES):
             out.append(m)
             labels.append(str(m))
         else:
@@ -145,13 +146,14 @@ class _Setup:
         takes them; None: all)."""
         if metrics is None:
             return list(range(len(self.labels)))
-        wanted = [metrics] if isinstance(metrics, (str, int, Metric, CountingMeasure)) else list(metrics)
+        wanted = [metrics] if isinstance(metrics, (str, int, *MEASURE_TYPES)) else list(metrics)
         return [metric_position(m, self.labels, self.metrics, self.requested) for m in wanted]
 
     def score(self, collections, rows: list[int]) -> Evaluation:
         """The Evaluation of the metrics at ``rows`` on ``collections`` (one per group of runs, all of one
         qrels): one plan for the qrels' side, one kernel pass per group."""
-        resolved = [self.metrics[i] for i in rows]
+        reported = [self.metrics[i] for i in rows]
+        resolved = [scored(m) for m in reported]  # what the kernel scores (a GeoMean's measure)
         labels = [self.labels[i] for i in rows]
         max_cost, min_cost = float(self.option("max_cost")), float(self.option("min_cost"))
         the_plans, parts = None, []
@@ -160,12 +162,12 @@ class _Setup:
                 col = col.truncated(self.max_docs)
             the_plans = the_plans or plans(col, resolved, labels, max_cost)  # the qrels' side: once
             parts.append((col, scores(col, resolved, the_plans, (max_cost, min_cost), self.want)))
-        return _assemble(parts, the_plans, resolved, labels, [self.requested[i] for i in rows], self.want)
+        return _assemble(parts, the_plans, resolved, labels, [self.requested[i] for i in rows], self.want, reported)
 
 
-def _assemble(parts, the_plans, resolved, labels, requested, want) -> Evaluation:
-    """One Evaluation from the scores of every group of runs: trec_eval's -c, the adaptive models' check,
-    residuals, then the ideal normalisation."""
+def _assemble(parts, the_plans, resolved, labels, requested, want, reported) -> Evaluation:
+    """One Evaluation (of the measures ``reported``) from the scores of every group of runs (of the measures
+    ``resolved``): trec_eval's -c, the adaptive models' check, residuals, then the ideal normalisation."""
     values = np.concatenate([p[0] for _, p in parts], axis=1)
     uppers = np.concatenate([p[1] for _, p in parts], axis=1)
     x_lo = np.concatenate([p[2] for _, p in parts], axis=2) if want else None
@@ -190,7 +192,7 @@ def _assemble(parts, the_plans, resolved, labels, requested, want) -> Evaluation
                 if resolved[i].normalize == "ideal":
                     values[i], residuals[i] = normalised(values[i], residuals[i], plan.ideal[j], labels[i])
     return Evaluation(
-        metrics=tuple(resolved),
+        metrics=tuple(reported),
         requested=tuple(requested),
         labels=tuple(labels),
         runs=runs_axis,
