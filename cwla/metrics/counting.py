@@ -32,6 +32,29 @@ measure          trec_eval         value (0 where a denominator is 0)
 ``NumRet``       ``num_ret``       n                      (sum)
 ``NumRelRet``    ``num_rel_ret``   rel@n                  (sum)
 ``NumQ``         ``num_q``         1                      (sum: the number of topics)
+``RelP@k``       ``relative_P_k``  rel@k / min(k, R)
+``RprecMult(x)`` ``Rprec_mult_x``  rel@c / c, c = floor(x R + 0.9) (precision at x times R)
+``Utility(a,b,   ``utility``       a rel@n + b (n - rel@n) + c (R - rel@n) + d (docs + rel@n - n - R)
+c,d,docs)``
+``IPrecMean``    ``11pt_avg``      the mean of IPrec@x over the points x (default 0, 0.1, ..., 1)
+``infAP``        ``infAP``         Yilmaz & Aslam's inferred AP (CIKM 2006), trec_eval's form: grade
+                                   < 0 = judged-as-unsampled, documents not in the qrels skipped
+``binG``         ``binG``          (1/R) sum_{relevant d_i} 1 / log2(2 + i - rel@i) (Kando et al.)
+``NumNonRelJudgedRet`` ...         judged non-relevant documents retrieved (0 <= grade < rel) (sum)
+``Unj@k``        ``unj_k``         unjudged documents (grade < 0 or not in the qrels) in the top k / k
+``RBPResid(p)``  ``rbp_resid``     p^n + (1 - p) sum_{unjudged d_i} p^(i-1), 0 without unjudged
+===============  ================  ===========================================================
+
+The measures over trec_eval's integer grades as gains (gain(g) = g, or the value a ``gains`` pair gives
+it; negative grades and unjudged documents gain 0), with the topic's ideal ranking (its judged documents
+by gain, descending):
+
+===============  ================  ===========================================================
+``G``            ``G``             Kando's normalised cumulative gain with cost (trec_eval m_G.c)
+``nDCGRel``      ``ndcg_rel``      mean over the ideal's relevant positions of nDCG there
+``RnDCG``        ``Rndcg``         mean of nDCG at the ends of the ideal's gain levels
+``RBPTrec(p)``   ``rbp``           (1 - p) sum_i g_i p^(i-1) over the whole ranking; gains scaled
+                                   into [0, 1] per topic when one lies outside (trec_eval m_rbp.c)
 ===============  ================  ===========================================================
 
 ``judged_only=True`` drops the unjudged documents (and those with a negative grade) of each
@@ -43,6 +66,7 @@ the ranking is relevant (and judged, so R grows by their number) minus the value
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import attrs
@@ -52,14 +76,20 @@ from .._validate import finite_float, fmt, optional_flag, optional_float, option
 
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
-    "NumRel", "NumRet", "NumRelRet", "NumQ",
+    "NumRel", "NumRet", "NumRelRet", "NumQ", "RelP", "RprecMult", "Utility", "IPrecMean", "InfAP", "BinG",
+    "NumNonRelJudgedRet", "Unj", "RBPResid", "G", "NDCGRel", "RnDCG", "RBPTrec", "ELEVEN_POINTS", "CONVENTIONS",
 ]
 
 # kernel codes
 RECALL, RPREC, BPREF, JUDGED, SETP, SETRELP, SETF, SETAP, IPREC, NUMREL, NUMRET, NUMRELRET, NUMQ = range(13)
-# columns of the integer spec: code, relevance-level row, cutoff k (-1: none)
-C_CODE, C_LEVEL, C_K = 0, 1, 2
-N_CSPEC = 3
+RELP, RPREC_MULT, UTILITY, IPREC_MEAN, INFAP, BING, NUMNONREL, UNJ, RBP_RESID = range(13, 22)
+# the measures over grades as gains, with the topic's ideal ranking (gain_ranking)
+G_TREC, NDCG_REL, RNDCG, RBP_TREC = range(40, 44)
+# columns of the integer spec: code, relevance-level row, cutoff k (-1: none), row of the gain tables (-1: none)
+C_CODE, C_LEVEL, C_K, C_GAIN = 0, 1, 2, 3
+N_CSPEC = 4
+#: trec_eval's conventions: 9 (9.0, pytrec_eval, NIST's published results; the default) or 10 (trec_eval >= 10)
+CONVENTIONS = (9, 10)
 
 
 def _optional_k(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
@@ -94,8 +124,12 @@ class CountingMeasure:
     k = None
     is_constant: ClassVar[bool] = False
 
+    #: the measure's grade gains (trec_eval's ``gains`` pairs): measures over grades as gains set it
+    uses_gains: ClassVar[bool] = False
+
     @property
-    def fparam(self) -> float:
+    def fparam(self) -> float | tuple:
+        """The kernel's float parameters (one number, or a tuple)."""
         return 0.0
 
     def _params(self) -> list[str]:
@@ -234,6 +268,12 @@ class SetAP(CountingMeasure):
     name: ClassVar[str] = "SetAP"
 
 
+def _convention(instance, attribute, value):
+    if isinstance(value, bool) or value not in CONVENTIONS:
+        raise ValueError(f"'convention' of {type(instance).__name__} must be 9 (trec_eval 9.0) or 10 (trec_eval "
+                         f">= 10): {value!r}")
+
+
 def _unit_recall(instance, attribute, value):
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"'recall' of IPrec must be in [0, 1]: {fmt(value)}")
@@ -247,12 +287,16 @@ class IPrec(CountingMeasure):
     recall: float = attrs.field(converter=finite_float, validator=_unit_recall)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
+    convention: int = attrs.field(default=9, validator=_convention, kw_only=True)
     code: ClassVar[int] = IPREC
     name: ClassVar[str] = "IPrec"
 
     @property
-    def fparam(self) -> float:
-        return self.recall
+    def fparam(self) -> tuple:
+        return (self.recall, float(self.convention))
+
+    def _params(self):
+        return super()._params() + ([f"convention={self.convention}"] if self.convention != 9 else [])
 
     def __str__(self) -> str:
         params = self._params()
@@ -302,6 +346,237 @@ class NumQ(CountingMeasure):
 
 
 
+@attrs.frozen
+class RelP(CountingMeasure):
+    """Relative precision at k: relevant in the top k over min(k, R), the most that could be (trec_eval
+    ``relative_P_k``)."""
+
+    k: int = attrs.field(converter=optional_int, validator=_optional_k)
+    rel: float | None = _rel_field
+    judged_only: bool | None = _judged_field
+    code: ClassVar[int] = RELP
+    name: ClassVar[str] = "RelP"
+
+
+def _positive_mult(instance, attribute, value):
+    if not value >= 0:
+        raise ValueError(f"'mult' of RprecMult must be a finite number >= 0: {fmt(value)}")
+
+
+@attrs.frozen
+class RprecMult(CountingMeasure):
+    """Precision at rank c = floor(mult x R + 0.9), R the topic's relevant documents (trec_eval
+    ``Rprec_mult_x``; ``mult=1`` is R-precision but for the rounding)."""
+
+    mult: float = attrs.field(converter=finite_float, validator=_positive_mult)
+    rel: float | None = _rel_field
+    judged_only: bool | None = _judged_field
+    code: ClassVar[int] = RPREC_MULT
+    name: ClassVar[str] = "RprecMult"
+
+    @property
+    def fparam(self) -> float:
+        return self.mult
+
+    def _params(self):
+        return [f"mult={fmt(self.mult)}"] + super()._params()
+
+
+def _non_negative_docs(instance, attribute, value):
+    if not value >= 0:
+        raise ValueError(f"'docs' of Utility must be a number >= 0 (trec_eval's -N): {fmt(value)}")
+
+
+@attrs.frozen
+class Utility(CountingMeasure):
+    """Set utility: a per relevant retrieved, b per non-relevant retrieved, c per relevant missed, d per
+    non-relevant not retrieved among ``docs`` documents (trec_eval ``utility``, default a=1, b=-1, c=d=0;
+    ``docs`` is trec_eval's -N)."""
+
+    a: float = attrs.field(default=1.0, converter=finite_float, kw_only=True)
+    b: float = attrs.field(default=-1.0, converter=finite_float, kw_only=True)
+    c: float = attrs.field(default=0.0, converter=finite_float, kw_only=True)
+    d: float = attrs.field(default=0.0, converter=finite_float, kw_only=True)
+    docs: float = attrs.field(default=0.0, converter=finite_float, validator=_non_negative_docs, kw_only=True)
+    rel: float | None = _rel_field
+    judged_only: bool | None = _judged_field
+    code: ClassVar[int] = UTILITY
+    name: ClassVar[str] = "Utility"
+
+    @property
+    def fparam(self) -> tuple:
+        return (self.a, self.b, self.c, self.d, self.docs)
+
+    def _params(self):
+        own = [f"{n}={fmt(getattr(self, n))}" for n, d in (("a", 1.0), ("b", -1.0), ("c", 0.0), ("d", 0.0),
+                                                           ("docs", 0.0)) if getattr(self, n) != d]
+        return own + super()._params()
+
+
+#: trec_eval's 11 recall points
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _points(instance, attribute, value):
+    if not value or not all(0.0 <= x <= 1.0 for x in value):
+        raise ValueError(f"'points' of IPrecMean must be recall levels in [0, 1], at least one: {value!r}")
+
+
+@attrs.frozen
+class IPrecMean(CountingMeasure):
+    """The mean of the interpolated precisions at the recall ``points`` (trec_eval ``11pt_avg``)."""
+
+    points: tuple = attrs.field(default=ELEVEN_POINTS, converter=lambda v: tuple(finite_float(x) for x in v),
+                                validator=_points)
+    rel: float | None = _rel_field
+    judged_only: bool | None = _judged_field
+    convention: int = attrs.field(default=9, validator=_convention, kw_only=True)
+    code: ClassVar[int] = IPREC_MEAN
+    name: ClassVar[str] = "IPrecMean"
+
+    @property
+    def fparam(self) -> tuple:
+        return (float(self.convention), float(len(self.points)), *self.points)
+
+    def _params(self):
+        own = [] if self.points == ELEVEN_POINTS else [f"points=({', '.join(fmt(x) for x in self.points)}"
+                                                       f"{',' if len(self.points) == 1 else ''})"]
+        return own + super()._params() + ([f"convention={self.convention}"] if self.convention != 9 else [])
+
+
+@attrs.frozen
+class InfAP(CountingMeasure):
+    """Inferred AP (Yilmaz & Aslam, CIKM 2006) as trec_eval computes it: a grade < 0 marks a pooled document
+    that was not sampled for judging; documents not in the qrels are skipped (trec_eval ``infAP``)."""
+
+    rel: float | None = _rel_field
+    code: ClassVar[int] = INFAP
+    name: ClassVar[str] = "infAP"
+
+
+@attrs.frozen
+class BinG(CountingMeasure):
+    """Kando's binary G: (1/R) sum over the relevant retrieved d_i of 1 / log2(2 + i - rel@i) (trec_eval
+    ``binG``)."""
+
+    rel: float | None = _rel_field
+    judged_only: bool | None = _judged_field
+    code: ClassVar[int] = BING
+    name: ClassVar[str] = "binG"
+
+
+@attrs.frozen
+class NumNonRelJudgedRet(CountingMeasure):
+    """The judged non-relevant documents retrieved (0 <= grade < rel; trec_eval ``num_nonrel_judged_ret``);
+    summed over topics."""
+
+    rel: float | None = _rel_field
+    code: ClassVar[int] = NUMNONREL
+    name: ClassVar[str] = "NumNonRelJudgedRet"
+    aggregate: ClassVar[str] = "sum"
+
+
+@attrs.frozen
+class Unj(CountingMeasure):
+    """The fraction of the top k that is unjudged (not in the qrels, or a grade < 0), over k (trec_eval
+    ``unj_k``)."""
+
+    k: int = attrs.field(converter=optional_int, validator=_optional_k)
+    code: ClassVar[int] = UNJ
+    name: ClassVar[str] = "Unj"
+
+
+def _unit_p(instance, attribute, value):
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"'p' of {type(instance).__name__} must be in (0, 1): {fmt(value)}")
+
+
+@attrs.frozen
+class RBPResid(CountingMeasure):
+    """trec_eval's RBP residual (``rbp_resid``, Moffat & Zobel 2008): the RBP mass that the unjudged documents
+    (grade < 0 or not in the qrels) and the ranks past the ranking could add, p^n + (1 - p) sum_{unjudged
+    d_i} p^(i-1); 0 when every retrieved document is judged."""
+
+    p: float = attrs.field(default=0.9, converter=finite_float, validator=_unit_p, kw_only=True)
+    code: ClassVar[int] = RBP_RESID
+    name: ClassVar[str] = "RBPResid"
+
+    @property
+    def fparam(self) -> float:
+        return self.p
+
+    def _params(self):
+        return [f"p={fmt(self.p)}"] if self.p != 0.9 else []
+
+
+def _gains_pairs(value) -> tuple:
+    """``{grade: gain}`` (or pairs) as sorted ``((grade, gain), ...)``, numbers checked."""
+    items = value.items() if isinstance(value, dict) else value
+    return tuple(sorted((finite_float(g), finite_float(v)) for g, v in items))
+
+
+class _GradeGains(CountingMeasure):
+    """The measures over grades as gains: gain(g) = the ``gains`` pair's value for g, else g (trec_eval's
+    rel levels as gains); grades < 0 and unjudged documents gain 0."""
+
+    uses_gains: ClassVar[bool] = True
+
+    def gain_of(self, grade: float) -> float:
+        return dict(self.gains).get(grade, grade) if grade >= 0 else 0.0
+
+    def _params(self):
+        return [f"gains={{{', '.join(f'{fmt(g)}: {fmt(v)}' for g, v in self.gains)}}}"] if self.gains else []
+
+
+_gains_field = attrs.field(default=(), converter=_gains_pairs, kw_only=True)
+
+
+@attrs.frozen
+class G(_GradeGains):
+    """Kando et al.'s normalised cumulative gain with rank cost, as trec_eval ``G`` computes it."""
+
+    gains: tuple = _gains_field
+    code: ClassVar[int] = G_TREC
+    name: ClassVar[str] = "G"
+
+
+@attrs.frozen
+class NDCGRel(_GradeGains):
+    """trec_eval ``ndcg_rel``: nDCG averaged over the ranks of the ideal ranking's relevant documents."""
+
+    gains: tuple = _gains_field
+    code: ClassVar[int] = NDCG_REL
+    name: ClassVar[str] = "nDCGRel"
+
+
+@attrs.frozen
+class RnDCG(_GradeGains):
+    """trec_eval ``Rndcg``: nDCG averaged over the ranks where the ideal ranking's gain level changes."""
+
+    gains: tuple = _gains_field
+    code: ClassVar[int] = RNDCG
+    name: ClassVar[str] = "RnDCG"
+
+
+@attrs.frozen
+class RBPTrec(_GradeGains):
+    """trec_eval ``rbp`` (Moffat & Zobel 2008): (1 - p) sum_i g_i p^(i-1) over the whole ranking, the grades
+    as gains, scaled per topic to (g - min) / (max - min) (min and max over 0 and the topic's gains) when
+    one lies outside [0, 1]."""
+
+    p: float = attrs.field(default=0.9, converter=finite_float, validator=_unit_p, kw_only=True)
+    gains: tuple = _gains_field
+    code: ClassVar[int] = RBP_TREC
+    name: ClassVar[str] = "RBPTrec"
+
+    @property
+    def fparam(self) -> float:
+        return self.p
+
+    def _params(self):
+        return ([f"p={fmt(self.p)}"] if self.p != 0.9 else []) + super()._params()
+
+
 # ---------------------------------------------------------------------------
 # the kernel part: one ranking, one measure
 # ---------------------------------------------------------------------------
@@ -321,18 +596,68 @@ def kind_table(grades, level: float):
 
 
 @jit()
-def count_ranking(codes, start, n, kinds, R, N, code, k, fpar, upper):
+def _recall_cut(x, R, convention):
+    """The number of relevant documents whose rank ends recall level x: floor(x R + 0.9) in trec_eval 9.0,
+    round(x R) (half away from 0) in trec_eval >= 10 (commit b88a6a62)."""
+    if convention == 10:
+        return int(math.floor(x * R + 0.5))
+    return int(x * R + 0.9)
+
+
+@jit()
+def _interpolated(codes, start, n, kinds, upper, need):
+    """The best precision at any rank at or below the one where the ``need``-th relevant document is found
+    (0 if fewer are retrieved; need = 0: the first relevant rank)."""
+    found = 0.0
+    best = 0.0
+    reached = need == 0
+    for i in range(n):
+        kind = kinds[codes[start + i]]
+        if kind == REL or (upper and kind == UNJUDGED):
+            found += 1.0
+            if found >= need:
+                reached = True
+        if reached and found > 0.0:
+            precision = found / (i + 1.0)
+            if precision > best:
+                best = precision
+    return best if found >= need else 0.0
+
+
+@jit()
+def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
     """The value of one counting measure on ``codes[start:start + n]``.
 
     ``kinds[g]`` says what grade code g is at the measure's level (:func:`kind_table`); R counts
     the topic's relevant documents, N its judged non-relevant ones (0 <= grade < level, as
-    trec_eval's bpref). ``upper``: the world where the unjudged documents of the ranking are
-    relevant (and judged, so R grows by their number).
+    trec_eval's bpref); ``fp`` holds the measure's float parameters (:attr:`CountingMeasure.fparam`).
+    ``upper``: the world where the unjudged documents of the ranking are relevant (and judged, so R
+    grows by their number).
     """
+    fpar = fp[0]
     if code == NUMQ:
         return 1.0
     if code == NUMRET:
         return float(n)
+    if code == RBP_RESID:  # p^n + (1 - p) sum over the unjudged (not in the qrels, or a grade < 0) of p^(i-1)
+        mass = 0.0
+        at = 1.0
+        seen = False
+        for i in range(n):
+            kind = kinds[codes[start + i]]
+            if kind == UNJUDGED or kind == NEGATIVE:
+                seen = True
+                mass += at
+            at *= fpar
+        return at + (1.0 - fpar) * mass if seen else 0.0
+    if code == UNJ:
+        kk = n if k > n else k
+        unj = 0.0
+        for i in range(kk):
+            kind = kinds[codes[start + i]]
+            if kind == UNJUDGED or kind == NEGATIVE:
+                unj += 1.0
+        return unj / k
     if upper:
         for i in range(n):
             if kinds[codes[start + i]] == UNJUDGED:
@@ -350,43 +675,68 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fpar, upper):
             if kinds[codes[start + i]] != UNJUDGED:
                 judged += 1.0
         return judged / kk
+    if code == IPREC:
+        return _interpolated(codes, start, n, kinds, upper, _recall_cut(fpar, R, int(fp[1])))
+    if code == IPREC_MEAN:  # fp: convention, number of points, the points
+        total = 0.0
+        for j in range(int(fp[1])):
+            total += _interpolated(codes, start, n, kinds, upper, _recall_cut(fp[2 + j], R, int(fp[0])))
+        return total / fp[1]
     if code == RPREC:
         kk = int(R) if R < n else n
-    if code == IPREC:
-        # trec_eval 9.0.x: the fpar * R + 0.9 (truncated)-th relevant document; the best precision at or below it
-        need = int(fpar * R + 0.9)
+    cut = 0
+    if code == RPREC_MULT:
+        cut = int(fpar * R + 0.9)
+        kk = cut if cut < n else n
     hits = 0.0  # relevant in the top kk
     found = 0.0  # relevant in the whole ranking
-    nonrel = 0.0
+    nonrel = 0.0  # judged non-relevant so far (0 <= grade < level)
+    negative = 0.0  # grade < 0 so far
     bpref = 0.0
-    best = 0.0  # the best precision at or below the rank where IPrec's cut is met
-    reached = need == 0 if code == IPREC else False
+    inf_ap = 0.0
+    bin_g = 0.0
     for i in range(n):
         kind = kinds[codes[start + i]]
-        is_rel = kind == REL or (upper and kind == UNJUDGED)
-        if is_rel:
+        if upper and kind == UNJUDGED:
+            kind = REL
+        if kind == REL:
             found += 1.0
             if i < kk:
                 hits += 1.0
             if code == BPREF:
                 bpref += 1.0 - min(nonrel, R) / min(N, R) if nonrel > 0.0 else 1.0
-            elif code == IPREC:
-                if found >= need:
-                    reached = True
+            elif code == BING:
+                bin_g += 1.0 / math.log2(2.0 + i - found + 1.0)
+            elif code == INFAP:
+                if i == 0:
+                    inf_ap += 1.0
+                else:  # Yilmaz & Aslam's expected precision above rank i + 1, trec_eval's epsilon 1e-5
+                    j = float(i)
+                    inf_ap += 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((found - 1.0 + nonrel + negative) / j) * \
+                        ((found - 1.0 + 0.00001) / (found - 1.0 + nonrel + 2.0 * 0.00001))
         elif kind == NONREL:
             nonrel += 1.0
-        if code == IPREC and reached and found > 0.0:
-            precision = found / (i + 1.0)
-            if precision > best:
-                best = precision
+        elif kind == NEGATIVE:
+            negative += 1.0
     if code == BPREF:
         return bpref / R if R > 0.0 else 0.0
-    if code == IPREC:
-        return best if found >= need else 0.0
+    if code == INFAP:
+        return inf_ap / R if R > 0.0 else 0.0
+    if code == BING:
+        return bin_g / R if found > 0.0 and R > 0.0 else 0.0
     if code == NUMRELRET:
         return found
+    if code == NUMNONREL:
+        return nonrel
     if code == RECALL or code == RPREC:
         return hits / R if R > 0.0 else 0.0
+    if code == RPREC_MULT:
+        return hits / cut if cut > 0 else 0.0
+    if code == RELP:
+        m = min(float(k), R)
+        return hits / m if m > 0.0 else 0.0
+    if code == UTILITY:  # fp: a, b, c, d, documents in the collection
+        return fp[0] * found + fp[1] * (n - found) + fp[2] * (R - found) + fp[3] * (fp[4] + found - n - R)
     p = found / n if n > 0 else 0.0
     r = found / R if R > 0.0 else 0.0
     if code == SETP:
@@ -399,3 +749,126 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fpar, upper):
     # SETF: trec_eval's (x + 1) P R / (x P + R) with x = the parameter itself (ir_measures' beta)
     d = fpar * p + r
     return (1.0 + fpar) * p * r / d if found > 0.0 and d > 0.0 else 0.0
+
+
+@jit()
+def _ideal_gain(ig, ic, cur, at):
+    """The ideal ranking's next gain: ``(gain, cur, at)`` after one more position, walking the levels
+    ``ig`` (gains, descending) with ``ic`` documents each; gain 0 past the last."""
+    at += 1
+    while cur < ig.shape[0] and at > ic[cur]:
+        cur += 1
+        at = 1
+    return (ig[cur] if cur < ig.shape[0] else 0.0), cur, at
+
+
+@jit()
+def gain_ranking(codes, start, n, gain, ig, ic, code, fpar, lo, span, R):
+    """The value of one measure over grades as gains on ``codes[start:start + n]``: ``gain[g]`` is grade
+    code g's gain, ``ig``/``ic`` the topic's ideal ranking as gain levels (descending, > 0) and their
+    document counts, ``lo``/``span`` rbp's scaling of the gains (g - lo) / span (span 1, lo 0: none), R
+    the topic's relevant documents at the measure's level.
+    trec_eval's m_G.c, m_ndcg_rel.c, m_Rndcg.c and m_rbp.c, step by step."""
+    if code == RBP_TREC:
+        total = 0.0
+        at = 1.0
+        for i in range(n):
+            g = gain[codes[start + i]]
+            if span != 1.0 or lo != 0.0:
+                g = (g - lo) / span
+            total += g * at
+            at *= fpar
+        return (1.0 - fpar) * total
+    cur, at = 0, 0
+    best = ig[0] if ig.shape[0] > 0 else 0.0
+    if code == G_TREC:
+        result = 0.0
+        got = 0.0
+        ideal = 0.0
+        cost = 0.0
+        i = 0
+        while i < n and best > 0.0:
+            g = gain[codes[start + i]]
+            got += g
+            best, cur, at = _ideal_gain(ig, ic, cur, at)
+            ideal += best
+            cost += best if best >= 1.0 else 1.0
+            if g != 0.0:
+                result += g / math.log2(2.0 + cost - got)
+            i += 1
+        while i < n:
+            g = gain[codes[start + i]]
+            got += g
+            cost += 1.0
+            if g != 0.0:
+                result += g / math.log2(2.0 + cost - got)
+            i += 1
+        while best > 0.0:
+            best, cur, at = _ideal_gain(ig, ic, cur, at)
+            ideal += best
+        return result / ideal if ideal > 0.0 else 0.0
+    if code == NDCG_REL:
+        dcg = 0.0
+        ideal = 0.0
+        total = 0.0
+        rel_ret = 0.0
+        rel = 0.0
+        i = 0
+        while i < n or best > 0.0:
+            g = gain[codes[start + i]] if i < n else 0.0
+            if g != 0.0:
+                dcg += g / math.log2(i + 2.0)
+            if best > 0.0:
+                best, cur, at = _ideal_gain(ig, ic, cur, at)
+                if best > 0.0:
+                    rel += 1.0
+                    ideal += best / math.log2(i + 2.0)
+            if i < n and g > 0.0 and ideal > 0.0:
+                total += dcg / ideal
+                rel_ret += 1.0
+            i += 1
+        if ideal != 0.0:
+            total += (rel - rel_ret) * dcg / ideal
+        return total / rel if total > 0.0 else 0.0
+    # RNDCG: nDCG at each rank where the ideal's gain level changes, and at the end of the ranking
+    if ig.shape[0] == 0 or R <= 0.0:
+        return 0.0
+    dcg = 0.0
+    ideal = 0.0
+    total = 0.0
+    changes = 0.0
+    old = best
+    i = 0
+    while i < n and best > 0.0:
+        g = gain[codes[start + i]]
+        best, cur, at = _ideal_gain(ig, ic, cur, at)
+        if old != best:
+            if ideal > 0.0:
+                total += dcg / ideal
+                changes += 1.0
+            old = best
+        if g != 0.0:
+            dcg += g / math.log2(i + 2.0)
+        if best > 0.0:
+            ideal += best / math.log2(i + 2.0)
+        i += 1
+    if i < n:
+        while i < n:
+            g = gain[codes[start + i]]
+            if g != 0.0:
+                dcg += g / math.log2(i + 2.0)
+            i += 1
+        if ideal > 0.0:
+            total += dcg / ideal
+            changes += 1.0
+    while best > 0.0:
+        best, cur, at = _ideal_gain(ig, ic, cur, at)
+        if old != best:
+            if ideal > 0.0:
+                total += dcg / ideal
+                changes += 1.0
+            old = best
+        if best > 0.0:
+            ideal += best / math.log2(i + 2.0)
+        i += 1
+    return total / changes if changes > 0.0 else 0.0

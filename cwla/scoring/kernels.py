@@ -24,7 +24,7 @@ from numba import prange
 from .._numba import jit
 from ..metrics.aggregations import AGGREGATIONS
 from ..metrics.browsing import CODES, N_MODEL_PARAMS
-from ..metrics.counting import C_CODE, C_K, C_LEVEL, count_ranking
+from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, count_ranking, gain_ranking
 
 # browsing model codes, from their declarations (cwla.metrics.browsing)
 PRECISION, DCG, RBP, INST, AP, ERR = (CODES[n] for n in ("Precision", "DCG", "RBP", "INST", "AP", "ERR"))
@@ -306,8 +306,8 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
 
 @jit(parallel=True)
 def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
-                tabs, ccodes, clo, chi, want, cspec, cpar, kinds, n_rel, n_nonrel, out_lo, out_hi, xout_lo, xout_hi,
-                cout_lo, cout_hi):
+                tabs, ccodes, clo, chi, want, cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart, igain, icount, gscale,
+                out_lo, out_hi, xout_lo, xout_hi, cout_lo, cout_hi):
     """Score every (run, topic) cell under every metric and every counting measure.
 
     Cell ``c`` is run ``c // n_topics`` and topic ``c % n_topics``; its ranking is
@@ -320,11 +320,14 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
     ``chi[ccodes[i]]`` (the last entry: an unknown cost; ``ccodes`` empty: every cost unknown); with
     ``want``, ``xout_lo[m, c]`` and ``xout_hi[m, c]`` receive EC, ETC and ED (:data:`X_EC`, ...).
 
-    Counting measure q (:mod:`cwla.metrics.counting`) is row ``cspec[q]`` (code, level row, k) and
+    Counting measure q (:mod:`cwla.metrics.counting`) is row ``cspec[q]`` (code, level row, k, gain row) and
     ``cpar[q]``; ``kinds[l, g]`` says what grade code g is at level row l (relevant, judged
     non-relevant, negative or unjudged: :func:`cwla.metrics.counting.kind_table`), ``n_rel[l, t]`` and
     ``n_nonrel[l, t]`` count topic t's relevant and judged non-relevant
-    documents. Writes ``cout_lo[q, c]`` and ``cout_hi[q, c]``.
+    documents. The measures over grades as gains (gain row r >= 0) read ``ggain[r]`` (gain per grade
+    code), topic t's ideal gain levels ``igain[istart[r, t]:istart[r, t + 1]]`` with ``icount`` documents
+    each, and ``gscale[r, t]`` (rbp's scaling). Writes ``cout_lo[q, c]`` and ``cout_hi[q, c]`` (the same for
+    the measures over grades as gains: they have no residual).
     """
     n_metrics = ispec.shape[0]
     n_counts = cspec.shape[0]
@@ -353,6 +356,14 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
                 break
         for q in range(n_counts):
             level = cspec[q, C_LEVEL]
+            row = cspec[q, C_GAIN]
+            if row >= 0:
+                a, b = istart[row, t], istart[row, t + 1]
+                lo = gain_ranking(codes, s, n, ggain[row], igain[a:b], icount[a:b], cspec[q, C_CODE], cpar[q, 0],
+                                  gscale[row, t, 0], gscale[row, t, 1], n_rel[level, t])
+                cout_lo[q, c] = lo
+                cout_hi[q, c] = lo
+                continue
             lo = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
                                cspec[q, C_CODE], cspec[q, C_K], cpar[q], False)
             cout_lo[q, c] = lo

@@ -21,7 +21,7 @@ from ..data.collection import Collection
 from ..errors import CwlaWarning, UserFunctionError
 from ..metrics.browsing import AP, Tabulated, adaptive_function
 from ..metrics.browsing import MAX_CUTOFF
-from ..metrics.counting import C_CODE, C_K, C_LEVEL, N_CSPEC, NONREL, REL, UNJUDGED, kind_table
+from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, N_CSPEC, NONREL, RBP_TREC, REL, UNJUDGED, kind_table
 from ..metrics.metric import ALL, Metric
 from . import kernels as K
 
@@ -98,13 +98,57 @@ def _level_tables(measures, col: Collection):
         kinds[i] = kind_table(col.grades, level)
         n_rel[i], n_nonrel[i] = col.judged_sums(np.stack([kinds[i, :n_g] == REL, kinds[i, :n_g] == NONREL]))
     cspec = np.zeros((len(measures), N_CSPEC), dtype=np.int64)
-    cpar = np.zeros(len(measures))
+    params = [np.atleast_1d(np.asarray(m.fparam, dtype=np.float64)) for m in measures]
+    cpar = np.zeros((len(measures), max([len(p) for p in params], default=1)))
+    graded = [m for m in measures if m.uses_gains]
     for q, m in enumerate(measures):
         cspec[q, C_CODE] = m.code
         cspec[q, C_LEVEL] = row[m.level]
         cspec[q, C_K] = -1 if m.k is None else min(m.k, MAX_CUTOFF)  # a k past every ranking changes nothing
-        cpar[q] = m.fparam
-    return cspec, cpar, kinds, n_rel, n_nonrel
+        cspec[q, C_GAIN] = graded.index(m) if m.uses_gains else -1
+        cpar[q, :len(params[q])] = params[q]
+    return (cspec, cpar, kinds, n_rel, n_nonrel, *_grade_gain_tables(graded, col))
+
+
+def _grade_gain_tables(measures, col: Collection) -> tuple:
+    """For the measures over grades as gains (:class:`cwla.metrics.counting.G`, ...): the gain of each grade
+    code (unjudged last, 0), each topic's ideal ranking as gain levels (descending, > 0) with their document
+    counts -- row r, topic t is ``igain[istart[r, t]:istart[r, t + 1]]`` -- and rbp's per-topic scaling
+    ``(lo, span)`` (trec_eval scales a topic's gains into [0, 1] when one lies outside)."""
+    n_t, n_g = len(col.topics), len(col.grades)
+    gain = np.zeros((max(1, len(measures)), n_g + 1))
+    istart = np.zeros((max(1, len(measures)), n_t + 1), dtype=np.int64)
+    scale = np.zeros((max(1, len(measures)), n_t, 2))
+    scale[:, :, 1] = 1.0
+    igain, icount = [np.zeros(0)], [np.zeros(0, dtype=np.int64)]
+    offset = 0
+    top = np.full(n_t, -np.inf)  # each topic's largest grade >= 0
+    judged = col.grades[col.count_code] >= 0
+    np.maximum.at(top, col.count_topic[judged], col.grades[col.count_code[judged]])
+    for r, m in enumerate(measures):
+        gain[r, :n_g] = [m.gain_of(g) for g in col.grades]
+        g = gain[r, col.count_code]
+        keep = g > 0
+        topic, g, count = col.count_topic[keep], g[keep], col.count[keep]
+        order = np.lexsort((-g, topic))
+        topic, g, count = topic[order], g[order], count[order]
+        first = np.ones(len(g), dtype=bool)
+        first[1:] = (topic[1:] != topic[:-1]) | (g[1:] != g[:-1])
+        at = np.flatnonzero(first)
+        levels, counts, level_topic = g[at], np.add.reduceat(count, at) if len(at) else count[:0], topic[at]
+        istart[r] = offset + np.searchsorted(level_topic, np.arange(n_t + 1))
+        offset += len(levels)
+        igain.append(levels)
+        icount.append(counts.astype(np.int64))
+        if m.code == RBP_TREC:
+            pairs = dict(m.gains)
+            for t in range(n_t):
+                values = list(pairs.values()) + [float(v) for v in range(int(top[t]) + 1) if float(v) not in pairs] \
+                    if np.isfinite(top[t]) else list(pairs.values())
+                lo, hi = min([0.0, *values]), max([0.0, *values])
+                if lo < 0.0 or hi > 1.0:
+                    scale[r, t] = lo, hi - lo
+    return gain, istart, np.concatenate(igain), np.concatenate(icount), scale
 
 
 def _warn_if_nothing_relevant(measures, labels, col: Collection) -> None:
@@ -187,9 +231,11 @@ def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, wi
         if isinstance(m.browsing, AP):
             h_ap = max(h_ap, int(lengths.max(initial=0)) if m.depth == ALL else m.depth)
     if count_tables is None:  # no counting measures
-        count_tables = (np.zeros((0, N_CSPEC), dtype=np.int64), np.zeros(0), np.zeros((1, 1), dtype=np.uint8),
-                        np.zeros((1, n_topics)), np.zeros((1, n_topics)))
-    cspec, cpar, kinds, n_rel, n_nonrel = count_tables
+        count_tables = (np.zeros((0, N_CSPEC), dtype=np.int64), np.zeros((0, 1)), np.zeros((1, 1), dtype=np.uint8),
+                        np.zeros((1, n_topics)), np.zeros((1, n_topics)), np.zeros((1, 1)),
+                        np.zeros((1, n_topics + 1), dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64),
+                        np.zeros((1, n_topics, 2)))
+    cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart, igain, icount, gscale = count_tables
     lo = np.zeros((len(metrics), len(starts)))
     hi = np.zeros((len(metrics), len(starts)))
     clo = np.zeros((len(cspec), len(starts)))
@@ -197,7 +243,8 @@ def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, wi
     shape = (len(metrics), len(starts), K.N_X) if want else (1, 1, K.N_X)
     xlo, xhi = np.zeros(shape), np.zeros(shape)
     kernel(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap, tabs, ccodes,
-           clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, xlo, xhi, clo, chi)
+           clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart, igain, icount, gscale,
+           lo, hi, xlo, xhi, clo, chi)
     return lo, hi, clo, chi, xlo, xhi
 
 
