@@ -222,9 +222,21 @@ def _eval_parser(commands):
                    help="average over every qrels topic, a topic missing from a run scoring 0 (trec_eval's -c; "
                         "cwla always does this)")
     p.add_argument("--format", choices=("tsv", "trec"), default="tsv",
-                   help="tsv (default): run, topic, metric, value, residual; trec: trec_eval's "
-                        "'measure<TAB>topic<TAB>value' lines, 4 decimals (one block per run, after a runid line "
-                        "when there are several)")
+                   help="tsv (default): run, topic, metric, value, residual; trec: what trec_eval prints "
+                        "('measure<TAB>topic<TAB>value' lines, 4 decimals, its measure order, runid and num_q; "
+                        "without -m its 'official' measures; -m all_trec, -m official, -m set as in trec_eval)")
+    p.add_argument("--trec-eval", dest="trec_eval", type=int, choices=(9, 10), default=None,
+                   help="trec_eval's conventions where its versions differ: 9 (default; trec_eval 9.0, pytrec_eval, "
+                        "NIST's published results) or 10 (trec_eval >= 10: iprec_at_recall's and 11pt_avg's recall "
+                        "cut, -c printing the missing topics, the measures rbp, rbp_resid, unj)")
+    p.add_argument("-Z", dest="zscores", metavar="FILE",
+                   help="with --format trec: print z-scores (v - mean) / sd from FILE's 'topic measure mean sd' "
+                        "lines (trec_eval's -Z)")
+    p.add_argument("-N", dest="docs", type=float, metavar="NUM",
+                   help="the number of documents in the collection (trec_eval's -N; utility's d term)")
+    p.add_argument("-R", dest="rel_format", choices=("qrels",), default="qrels",
+                   help="the format of QRELS (trec_eval's -R): qrels (the only one so far; trec_eval's prefs, "
+                        "qrels_prefs and qrels_jg are not read yet)")
     p.set_defaults(func=_cmd_eval)
 
 
@@ -323,7 +335,8 @@ def evaluation_options(args) -> dict:
         raise ValueError(f"-l {_number(rel)} contradicts --gain {args.gain}: give one of them")
     return {"gain": gain, "cutoff": args.cutoff, "depth": args.depth, "stop": True if args.stop else None,
             "order": args.order, "rel": rel, "max_docs": args.max_docs,
-            "judged_only": True if args.judged_only else None, "ties": args.ties}
+            "judged_only": True if args.judged_only else None, "ties": args.ties,
+            "trec_eval": getattr(args, "trec_eval", None)}
 
 
 def _demo_parser(commands):
@@ -347,6 +360,11 @@ def _demo_parser(commands):
 def _cmd_eval(args) -> int:
     from ..scoring.evaluator import evaluate
 
+    if args.format == "trec":
+        return _cmd_trec_eval(args)
+    for flag, value in (("-Z", args.zscores), ("-N", args.docs)):
+        if value is not None:
+            raise ValueError(f"{flag} is trec_eval's: it applies with --format trec")
     metrics, options = scoring_options(args)
     labels, parsed = list(metrics), list(metrics.values())
     given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": options["stop"],
@@ -364,6 +382,56 @@ def _cmd_eval(args) -> int:
     for line in _option_notes(given, parsed, labels) + topic_notes(ev):
         print(line, file=sys.stderr)
     return 0
+
+
+def _cmd_trec_eval(args) -> int:
+    """``cwla eval --format trec``: trec_eval's measure selection, output and options (:mod:`cwla.bridges.trec_eval`)."""
+    from ..data.collection import prepare
+    from ..scoring.evaluator import as_metrics, evaluate
+    from .trec_eval import read_zscores, relstrings, trec_eval_lines, trec_measures
+
+    convention = args.trec_eval or 9
+    if args.docs is not None and not (math.isfinite(args.docs) and args.docs >= 0):
+        raise ValueError(f"-N must be a number of documents >= 0, got {args.docs:g}")
+    names, length = trec_measures(args.metrics, convention, docs=args.docs or 0.0)
+    measures = {name: text for name, text in names.items() if text is not None}
+    options = evaluation_options(args)
+    options["trec_eval"] = convention
+    zscores = read_zscores(args.zscores) if args.zscores else None
+    as_metrics(measures or {"num_q": "num_q"})  # the measures are checked before any file is read
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate(args.qrels, args.runs, measures or {"num_q": "num_q"}, **options)
+        strings = None
+        if length is not None:
+            col = prepare(args.qrels, args.runs, order=options["order"], ties=options["ties"])
+            if options["max_docs"] is not None:
+                col = col.truncated(options["max_docs"])
+            if options["judged_only"]:
+                col = col.judged_only()
+            strings = relstrings(col, length)
+    tags = [_run_tag(path) for path in args.runs]
+    sys.stdout.write(trec_eval_lines(ev, names, tags=tags, per_topic=args.per_topic, complete=args.complete,
+                                     convention=convention, zscores=zscores, relstring=strings))
+    sys.stdout.flush()
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    for line in topic_notes(ev):
+        print(line, file=sys.stderr)
+    return 0
+
+
+def _run_tag(path) -> str:
+    """trec_eval's runid of a run file: the sixth field of its last line."""
+    from ..data.files import read_bytes
+    from ..data.trec_format import RUN_LAYOUT
+
+    data = read_bytes(path, "run", layout=RUN_LAYOUT)
+    for line in reversed(data.splitlines()):
+        fields = line.split()
+        if len(fields) >= 6 and not line.lstrip().startswith(b"#"):
+            return fields[5].decode("utf-8", "replace")
+    return os.path.basename(os.fsdecode(path))
 
 
 def trec_lines(ev, per_topic: bool = False) -> str:

@@ -145,10 +145,14 @@ class CountingMeasure:
         text = self.name + (f"({', '.join(params)})" if params else "")
         return text + (f"@{self.k}" if self.k is not None else "")
 
-    def resolve(self, *, rel: float | None = None, judged_only: bool | None = None, **_: object) -> CountingMeasure:
-        """A copy with the relevance level (default 1) and ``judged_only`` (default False) filled in."""
+    def resolve(self, *, rel: float | None = None, judged_only: bool | None = None, trec_eval: int | None = None,
+                **_: object) -> CountingMeasure:
+        """A copy with the relevance level (default 1), ``judged_only`` (default False) and trec_eval's
+        convention (where the measure has one: default 9) filled in."""
         fields = attrs.fields_dict(type(self))
         changes = {}
+        if "convention" in fields and self.convention is None:
+            changes["convention"] = 9 if trec_eval is None else trec_eval
         if "rel" in fields and self.rel is None:
             changes["rel"] = 1.0 if rel is None else rel
         if "judged_only" in fields and self.judged_only is None:
@@ -269,9 +273,9 @@ class SetAP(CountingMeasure):
 
 
 def _convention(instance, attribute, value):
-    if isinstance(value, bool) or value not in CONVENTIONS:
-        raise ValueError(f"'convention' of {type(instance).__name__} must be 9 (trec_eval 9.0) or 10 (trec_eval "
-                         f">= 10): {value!r}")
+    if value is not None and (isinstance(value, bool) or value not in CONVENTIONS):
+        raise ValueError(f"'convention' of {type(instance).__name__} must be 9 (trec_eval 9.0), 10 (trec_eval "
+                         f">= 10) or None (the evaluation's, default 9): {value!r}")
 
 
 def _unit_recall(instance, attribute, value):
@@ -287,16 +291,16 @@ class IPrec(CountingMeasure):
     recall: float = attrs.field(converter=finite_float, validator=_unit_recall)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
-    convention: int = attrs.field(default=9, validator=_convention, kw_only=True)
+    convention: int | None = attrs.field(default=None, validator=_convention, kw_only=True)
     code: ClassVar[int] = IPREC
     name: ClassVar[str] = "IPrec"
 
     @property
     def fparam(self) -> tuple:
-        return (self.recall, float(self.convention))
+        return (self.recall, float(self.convention or 9))
 
     def _params(self):
-        return super()._params() + ([f"convention={self.convention}"] if self.convention != 9 else [])
+        return super()._params() + ([f"convention={self.convention}"] if self.convention is not None else [])
 
     def __str__(self) -> str:
         params = self._params()
@@ -430,18 +434,17 @@ class IPrecMean(CountingMeasure):
                                 validator=_points)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
-    convention: int = attrs.field(default=9, validator=_convention, kw_only=True)
+    convention: int | None = attrs.field(default=None, validator=_convention, kw_only=True)
     code: ClassVar[int] = IPREC_MEAN
     name: ClassVar[str] = "IPrecMean"
 
     @property
     def fparam(self) -> tuple:
-        return (float(self.convention), float(len(self.points)), *self.points)
+        return (float(self.convention or 9), float(len(self.points)), *self.points)
 
     def _params(self):
-        own = [] if self.points == ELEVEN_POINTS else [f"points=({', '.join(fmt(x) for x in self.points)}"
-                                                       f"{',' if len(self.points) == 1 else ''})"]
-        return own + super()._params() + ([f"convention={self.convention}"] if self.convention != 9 else [])
+        own = [] if self.points == ELEVEN_POINTS else [f"points='{','.join(fmt(x) for x in self.points)}'"]
+        return own + super()._params() + ([f"convention={self.convention}"] if self.convention is not None else [])
 
 
 @attrs.frozen

@@ -133,9 +133,10 @@ class Metric:
 
     def resolve(self, gain: GainMap | None = None, cutoff: int | None = None, depth: int | str | None = None,
                 stop: bool | None = None, normalize: str | None = None, judged_only: bool | None = None,
-                rel: float | None = None) -> Metric:
+                rel: float | None = None, trec_eval: int | None = None) -> Metric:
         """A copy whose unset options take the given values, then :data:`DEFAULTS`; binary gains
-        without a threshold take the relevance level ``rel`` (default 1)."""
+        without a threshold take the relevance level ``rel`` (default 1). (trec_eval's convention,
+        ``trec_eval``, changes no C/W/L/A metric: the measures where 9.0 and 10 differ are counting ones.)"""
         given = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize,
                      judged_only=judged_only)
         values = {}

@@ -72,8 +72,9 @@ import re
 from .aggregations import AGGREGATIONS, ERG, ETG, ERRAgg, Max
 from .browsing import (AP, BROWSING_MODELS, DCG, ERR, INST, MODELS, RBP, TABLES, USER_MODELS, Precision, Tabulated,
                        tabulated)
-from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec,
-                       SetAP, SetF, SetP)
+from .counting import (G, BinG, Bpref, CountingMeasure, InfAP, IPrec, IPrecMean, Judged, NDCGRel, NumNonRelJudgedRet,
+                       NumQ, NumRel, NumRelRet, NumRet, RBPResid, RBPTrec, Recall, RelP, RnDCG, RPrec, RprecMult,
+                       SetAP, SetF, SetP, Unj, Utility, ELEVEN_POINTS)
 from .._validate import fmt as _fmt
 from ..errors import MetricSyntaxError
 from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
@@ -135,6 +136,13 @@ class _Parser:
             self.tokens.append((kind, value, m.start(kind)))
             pos = m.end()
         self.i = 0
+
+    @classmethod
+    def whole(cls, text: str, what: str = "metric") -> _Parser:
+        """A parser of ``text`` that reports errors only (for texts read whole: trec_eval's names)."""
+        parser = cls.__new__(cls)
+        parser.text, parser.what, parser.tokens, parser.i = text, what, [], 0
+        return parser
 
     def fail(self, problem, pos=None):
         if pos is None:
@@ -470,8 +478,9 @@ _NAMED_MEASURES = {
                 examples=("SetF", "SetF(beta=0.5)"), follows="trec_eval set_F"),
     "SetAP": _Named(lambda p: SetAP(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"), at=None,
                 examples=("SetAP",), follows="trec_eval set_map"),
-    "IPrec": _Named(lambda p: IPrec(p["recall"], rel=p.get("rel"), judged_only=_judged_only(p)),
-                    ("recall", "rel", "judged_only"), at="recall", required=("recall",),
+    "IPrec": _Named(lambda p: IPrec(p["recall"], rel=p.get("rel"), judged_only=_judged_only(p),
+                                    convention=p.get("convention")),
+                    ("recall", "rel", "judged_only", "convention"), at="recall", required=("recall",),
                 examples=("IPrec@0.5",), follows="trec_eval 9.0.x iprec_at_recall_x"),
     "NumRel": _Named(lambda p: NumRel(rel=p.get("rel")), ("rel",), at=None,
                 examples=("NumRel", "NumRel(rel=2)"), follows="trec_eval num_rel"),
@@ -483,7 +492,52 @@ _NAMED_MEASURES = {
                 examples=("NumRelRet",), follows="trec_eval num_rel_ret"),
     "NumQ": _Named(lambda p: NumQ(), (), at=None,
                 examples=("NumQ",), follows="trec_eval num_q"),
+    "RelP": _Named(lambda p: RelP(p["cutoff"], rel=p.get("rel"), judged_only=_judged_only(p)),
+                   ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                   examples=("RelP@10",), follows="trec_eval relative_P_k"),
+    "RprecMult": _Named(lambda p: RprecMult(p["mult"], rel=p.get("rel"), judged_only=_judged_only(p)),
+                        ("mult", "rel", "judged_only"), at=None, required=("mult",),
+                        examples=("RprecMult(mult=0.2)",), follows="trec_eval Rprec_mult_x"),
+    "Utility": _Named(lambda p: Utility(**{k: p[k] for k in ("a", "b", "c", "d", "docs") if k in p},
+                                        rel=p.get("rel"), judged_only=_judged_only(p)),
+                      ("a", "b", "c", "d", "docs", "rel", "judged_only"), at=None,
+                      examples=("Utility", "Utility(a=2, b=-1)"), follows="trec_eval utility (docs: -N)"),
+    "IPrecMean": _Named(lambda p: IPrecMean(_points_value(p.get("points")), rel=p.get("rel"),
+                                            judged_only=_judged_only(p), convention=p.get("convention")),
+                        ("points", "rel", "judged_only", "convention"), at=None,
+                        examples=("IPrecMean", "IPrecMean(points='0.25,0.5,0.75', convention=10)"),
+                        follows="trec_eval 11pt_avg"),
+    "infAP": _Named(lambda p: InfAP(rel=p.get("rel")), ("rel",), at=None,
+                    examples=("infAP",), follows="trec_eval infAP"),
+    "binG": _Named(lambda p: BinG(rel=p.get("rel"), judged_only=_judged_only(p)), ("rel", "judged_only"), at=None,
+                   examples=("binG",), follows="trec_eval binG"),
+    "NumNonRelJudgedRet": _Named(lambda p: NumNonRelJudgedRet(rel=p.get("rel")), ("rel",), at=None,
+                                 examples=("NumNonRelJudgedRet",), follows="trec_eval num_nonrel_judged_ret"),
+    "Unj": _Named(lambda p: Unj(p["cutoff"]), ("cutoff",), required=("cutoff",),
+                  examples=("Unj@10",), follows="trec_eval unj_k"),
+    "RBPResid": _Named(lambda p: RBPResid(**({"p": p["p"]} if "p" in p else {})), ("p",), at=None,
+                       examples=("RBPResid", "RBPResid(p=0.8)"), follows="trec_eval rbp_resid"),
+    "G": _Named(lambda p: G(gains=p.get("gains", {})), ("gains",), at=None,
+                examples=("G", "G(gains={1: 3, 2: 9})"), follows="trec_eval G"),
+    "nDCGRel": _Named(lambda p: NDCGRel(gains=p.get("gains", {})), ("gains",), at=None,
+                      examples=("nDCGRel",), follows="trec_eval ndcg_rel"),
+    "RnDCG": _Named(lambda p: RnDCG(gains=p.get("gains", {})), ("gains",), at=None,
+                    examples=("RnDCG",), follows="trec_eval Rndcg"),
+    "RBPTrec": _Named(lambda p: RBPTrec(gains=p.get("gains", {}), **({"p": p["p"]} if "p" in p else {})),
+                      ("p", "gains"), at=None,
+                      examples=("RBPTrec", "RBPTrec(p=0.8, gains={1: 1, 2: 3})"), follows="trec_eval rbp"),
 }
+
+
+def _points_value(text):
+    """IPrecMean's ``points='0.25,0.5'`` as a tuple of floats (None: the 11 points)."""
+    if text is None:
+        return ELEVEN_POINTS
+    try:
+        return tuple(float(x) for x in str(text).split(","))
+    except ValueError:
+        raise ValueError(f"points must be recall levels separated by commas, e.g. '0.25,0.5', got {text!r}") \
+            from None
 
 #: ir_measures' aliases
 _NAMED_ALIASES = {"Precision": "P", "Recall": "R", "MRR": "RR", "MAP": "AP", "NDCG": "nDCG", "RPrec": "Rprec",
@@ -506,7 +560,8 @@ def _named(parser, tok, args):
         convert = _CONVERT.get(key)
         if convert is not None:
             value = convert(parser, value, pos)
-        elif key in ("p", "T", "beta", "recall", "min_rel", "max_rel"):
+        elif key in ("p", "T", "beta", "recall", "min_rel", "max_rel", "mult", "a", "b", "c", "d", "docs",
+                     "convention"):
             value = _number_value(parser, value, pos, key)
         elif key == "dcg" and value not in ("log2", "exp-log2"):
             parser.fail(f"dcg must be 'log2' or 'exp-log2', got {value!r}", pos)
@@ -537,77 +592,143 @@ def _named(parser, tok, args):
 # trec_eval's names
 # ---------------------------------------------------------------------------
 
-#: trec_eval's measure name -> (ir_measures name, the parameter trec_eval's ``_k`` / ``.k`` sets, or None)
+def _gm(inner):
+    return lambda value, convention: GeoMean(inner(value, convention))
+
+
+def _irm(name, param=None):
+    """A trec_eval measure that is an ir_measures one: its builder with ``param`` set from trec_eval's."""
+    def build(value, convention):
+        params = {} if value is None else {param: value}
+        if name == "IPrec":
+            params["convention"] = convention
+        return _NAMED_MEASURES[name].build(params)
+    return build
+
+
+def _trec_gains(value):
+    """trec_eval's ``level=gain`` pairs (``p=`` aside) as {grade: gain}."""
+    return {g: v for g, v in (value or ()) if g != "p"}
+
+
+def _trec_p(value, default=0.9):
+    return next((v for g, v in (value or ()) if g == "p"), default)
+
+
+#: trec_eval's measures: name -> (parameter kind, builder(value, convention)). Kinds: None (no parameter),
+#: "cut" (integer cutoffs, one measure each), "level" (real parameters, one measure each, printed %.2f),
+#: "list" (one measure of the whole comma list), "pairs" (one measure of ``a=b`` pairs).
+#: The order is trec_eval's measure table (its output order).
 _TREC = {
-    "map": ("AP", None), "map_cut": ("AP", "cutoff"), "P": ("P", "cutoff"), "recall": ("R", "cutoff"),
-    "ndcg": ("nDCG", None), "ndcg_cut": ("nDCG", "cutoff"), "recip_rank": ("RR", None),
-    "success": ("Success", "cutoff"), "Rprec": ("Rprec", None), "bpref": ("Bpref", None),
-    "num_rel": ("NumRel", None), "num_ret": ("NumRet", None), "num_rel_ret": ("NumRelRet", None),
-    "num_q": ("NumQ", None), "set_P": ("SetP", None), "set_relative_P": ("SetRelP", None),
-    "set_recall": ("SetR", None), "set_F": ("SetF", "beta"), "set_map": ("SetAP", None),
-    "iprec_at_recall": ("IPrec", "recall"),
+    "runid": (None, None), "num_q": (None, _irm("NumQ")), "num_ret": (None, _irm("NumRet")),
+    "num_rel": (None, _irm("NumRel")), "num_rel_ret": (None, _irm("NumRelRet")), "map": (None, _irm("AP")),
+    "gm_map": (None, _gm(_irm("AP"))), "Rprec": (None, _irm("Rprec")), "bpref": (None, _irm("Bpref")),
+    "recip_rank": (None, _irm("RR")), "iprec_at_recall": ("level", _irm("IPrec", "recall")),
+    "P": ("cut", _irm("P", "cutoff")), "relstring": ("list", None), "recall": ("cut", _irm("R", "cutoff")),
+    "infAP": (None, lambda v, c: InfAP()), "gm_bpref": (None, _gm(_irm("Bpref"))),
+    "Rprec_mult": ("level", lambda v, c: RprecMult(v)),
+    "utility": ("list", lambda v, c: Utility() if v is None else Utility(a=v[0], b=v[1], c=v[2], d=v[3])),
+    "11pt_avg": ("list", lambda v, c: IPrecMean(convention=c) if v is None else IPrecMean(v, convention=c)),
+    "binG": (None, lambda v, c: BinG()), "G": ("pairs", lambda v, c: G(gains=_trec_gains(v))),
+    "ndcg": ("pairs", lambda v, c: _NAMED_MEASURES["nDCG"].build({"gains": _trec_gains(v)} if v else {})),
+    "ndcg_rel": ("pairs", lambda v, c: NDCGRel(gains=_trec_gains(v))),
+    "Rndcg": ("pairs", lambda v, c: RnDCG(gains=_trec_gains(v))), "ndcg_cut": ("cut", _irm("nDCG", "cutoff")),
+    "map_cut": ("cut", _irm("AP", "cutoff")), "relative_P": ("cut", lambda v, c: RelP(v)),
+    "success": ("cut", _irm("Success", "cutoff")), "set_P": (None, _irm("SetP")),
+    "set_relative_P": (None, _irm("SetRelP")), "set_recall": (None, _irm("SetR")), "set_map": (None, _irm("SetAP")),
+    "set_F": ("list", lambda v, c: _NAMED_MEASURES["SetF"].build({} if v is None else {"beta": v[0]})),
+    "num_nonrel_judged_ret": (None, lambda v, c: NumNonRelJudgedRet()),
+    "rbp": ("pairs", lambda v, c: RBPTrec(p=_trec_p(v), gains=_trec_gains(v))),
+    "rbp_resid": ("pairs", lambda v, c: RBPResid(p=_trec_p(v))), "unj": ("cut", lambda v, c: Unj(v)),
 }
 
-#: trec_eval measures whose parameter may be left out (set_F: beta 1)
-_TREC_OPTIONAL_PARAM = {"set_F"}
+#: trec_eval's names of ir_measures' measures (for the suggestions: ``map@10`` -> ``AP@10``)
+_TREC_IN_IR_MEASURES = {"map": "AP", "map_cut": "AP", "P": "P", "recall": "R", "ndcg": "nDCG", "ndcg_cut": "nDCG",
+                        "recip_rank": "RR", "success": "Success", "bpref": "Bpref"}
 
-#: trec_eval's measures that cwla does not compute (named so that asking for one says so)
-TREC_UNSUPPORTED = ("runid", "gm_map", "gm_bpref", "infAP", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
-                    "ndcg_rel", "Rndcg", "relative_P", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
-                    "relstring", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "set_relative_P_avgjg",
-                    "prefs_num_prefs_poss", "dcg", "ideal_dcg")
+#: the trec_eval measures cwla names but does not compute (asking for one says so); the preference and
+#: judgement-group measures are ``cwla eval --format trec -R prefs | qrels_prefs | qrels_jg``'s
+TREC_UNSUPPORTED = ("dcg", "ideal_dcg", "num_nonjudged_ret", "yaap", "set_relative_P_avgjg")
 
 #: trec_eval's order of its measures (its measure table), the order of its output lines
-TREC_ORDER = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-              "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P",
-              "set_relative_P", "set_recall", "set_map", "set_F")
+TREC_ORDER = tuple(_TREC)
 
-#: the cutoffs trec_eval uses for a bare ``-m P`` (and the others with a cutoff)
+#: trec_eval's default parameters of its measures with one (``-m P`` gives P_5, ..., P_1000)
 TREC_DEFAULT_CUTOFFS = {
     "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
     "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "success": (1, 5, 10), "iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    "relative_P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "success": (1, 5, 10), "unj": (5, 10, 20),
+    "iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
 }
 
-_NUM = r"[0-9]*\.?[0-9]+"
+_NUM = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
 _TREC_RE = re.compile(
     r"(?P<name>" + "|".join(sorted(map(re.escape, _TREC), key=len, reverse=True)) + r")"
-    r"(?:[._](?P<param>" + _NUM + r")|[._](?P<gains>[-+]?" + _NUM + "=" + _NUM + r"(?:,[-+]?" + _NUM + "=" + _NUM
-    + r")*))?\Z"
+    r"(?:[._](?P<param>" + _NUM + r"(?:," + _NUM + r")*|[-+A-Za-z0-9.]+=" + _NUM + r"(?:,[-+A-Za-z0-9.]+="
+    + _NUM + r")*))?\Z"
 )
 
 
+def _trec_value(name: str, text: str | None):
+    """trec_eval's parameter text of measure ``name`` as a value: an int (cut), a float (level), a tuple of
+    floats (list) or of (grade or "p", gain) pairs; None when absent; raises ValueError when malformed."""
+    kind = _TREC[name][0]
+    if text is None:
+        return None
+    if kind is None:
+        raise ValueError(f"{name} takes no parameter")
+    if kind == "pairs":
+        pairs = []
+        for pair in text.split(","):
+            key, eq, value = pair.partition("=")
+            if not eq:
+                raise ValueError(f"{name}'s parameters are level=gain pairs, got {pair!r}")
+            pairs.append(("p" if key == "p" else float(key), float(value)))
+        return tuple(pairs)
+    if "=" in text:
+        raise ValueError(f"{name} takes numbers, not pairs")
+    values = tuple(float(v) for v in text.split(","))
+    if kind == "list":
+        if name == "utility" and len(values) != 4:
+            raise ValueError("utility takes 4 coefficients (a, b, c, d), e.g. utility.1,-1,0,0")
+        return values
+    if len(values) != 1:
+        raise ValueError(f"{name}.{text} is {len(values)} measures: expand_trec_names or -m gives one each")
+    return int(values[0]) if kind == "cut" else values[0]
+
+
 def _trec_match(text: str):
-    """``(name, param, gains)`` of a trec_eval measure text, or None. A measure with a cutoff
-    (``P``) may come bare (``param`` None: the caller explains); ``gains`` only for ``ndcg``."""
+    """``(name, parameter text or None)`` of a trec_eval measure text, or None."""
     m = _TREC_RE.match(text.strip())
     if m is None:
         return None
-    name, param, gains = m.group("name"), m.group("param"), m.group("gains")
-    takes_param = _TREC[name][1] is not None
-    if (param is not None and not takes_param) or (gains is not None and name != "ndcg"):
+    name, param = m.group("name"), m.group("param")
+    if param is not None and _TREC[name][0] is None:
         return None
-    return name, param, gains
+    return name, param
 
 
 def trec_name(text: str) -> str | None:
     """trec_eval's printed name for a trec_eval measure text (``P.10`` -> ``P_10``,
-    ``iprec_at_recall.0.1`` -> ``iprec_at_recall_0.10``), or None if ``text`` is not one."""
+    ``iprec_at_recall.0.1`` -> ``iprec_at_recall_0.10``, ``utility.2,-1,0,0`` -> ``utility_2,-1,0,0``), or
+    None if ``text`` is not one."""
     m = _trec_match(text)
     if m is None:
         return None
-    name, param, gains = m
-    if param is None and _TREC[name][1] is not None and name not in _TREC_OPTIONAL_PARAM:
-        return None
-    if gains:
-        return f"ndcg_{gains}"
+    name, param = m
+    kind = _TREC[name][0]
     if param is None:
-        return name
-    if name == "iprec_at_recall":
-        return f"{name}_{float(param):.2f}"
-    if name == "set_F":
-        return f"{name}_{param}"  # trec_eval prints a double parameter as given
-    return f"{name}_{int(float(param))}"
+        return None if kind in ("cut", "level") else name
+    try:
+        value = _trec_value(name, param)
+    except ValueError:
+        return None
+    if kind == "level":
+        return f"{name}_{value:.2f}"
+    if kind == "cut":
+        return f"{name}_{value}"
+    return f"{name}_{param}"  # trec_eval prints a list or pairs as given
 
 
 def trec_sort_key(text: str) -> tuple[int, float] | None:
@@ -616,41 +737,49 @@ def trec_sort_key(text: str) -> tuple[int, float] | None:
     m = _trec_match(text)
     if m is None:
         return None
-    name, param, _ = m
-    return TREC_ORDER.index(name), float(param) if param else 0.0
+    name, param = m
+    try:
+        value = _trec_value(name, param)
+    except ValueError:
+        return None
+    return TREC_ORDER.index(name), float(value) if isinstance(value, (int, float)) else 0.0
 
 
 def expand_trec_names(text: str) -> list[str]:
-    """trec_eval's ``-m`` argument as measure names: ``P.5,10`` -> ``['P_5', 'P_10']``, ``P`` (a
-    measure with cutoffs, none given) -> its default cutoffs ``['P_5', ..., 'P_1000']``; any other
-    text is returned as it is, in a list."""
+    """trec_eval's ``-m`` argument as trec_eval's printed measure names: ``P.5,10`` -> ``['P_5', 'P_10']``,
+    ``P`` (a measure with cutoffs, none given) -> its default cutoffs ``['P_5', ..., 'P_1000']``, ``recall.1000``
+    -> ``['recall_1000']``, ``utility.2,-1,0,0`` -> ``['utility_2,-1,0,0']``; any other text is returned as it
+    is, in a list."""
     stripped = text.strip()
-    m = re.fullmatch(r"(?P<name>[A-Za-z_]+)[._](?P<params>" + _NUM + r"(?:," + _NUM + r")+)", stripped)
-    if m and m.group("name") in _TREC and _TREC[m.group("name")][1] is not None:
-        return [trec_name(f"{m.group('name')}.{p}") for p in m.group("params").split(",")]
-    if stripped in TREC_DEFAULT_CUTOFFS:
-        return [trec_name(f"{stripped}.{k}") for k in TREC_DEFAULT_CUTOFFS[stripped]]
-    return [text]
+    m = _trec_match(stripped)
+    if m is None:
+        return [text]
+    name, param = m
+    kind = _TREC[name][0]
+    if param is None:
+        if kind in ("cut", "level"):
+            return [trec_name(f"{name}.{k}") for k in TREC_DEFAULT_CUTOFFS[name]]
+        return [name]
+    if kind in ("cut", "level"):
+        names = [trec_name(f"{name}.{p}") for p in param.split(",")]
+        return [n for n in names if n is not None] if all(names) else [text]
+    return [trec_name(stripped) or text]
 
 
-def _trec(parser, text: str):
-    name, param, gains = _trec_match(text)
-    irm, at = _TREC[name]
-    if at is not None and param is None and name not in _TREC_OPTIONAL_PARAM:
-        parser.fail(f"{name} needs a parameter: {name}_{'x' if at == 'recall' else 'k'} or {name}.k (e.g. "
+def _trec(parser, text: str, convention: int | None = None):
+    name, param = _trec_match(text)
+    kind, build = _TREC[name]
+    if build is None:
+        parser.fail(f"{name} is not a number per topic: cwla eval --format trec prints it (-m {name})", 0)
+    if kind in ("cut", "level") and param is None:
+        parser.fail(f"{name} needs a parameter: {name}_{'x' if kind == 'level' else 'k'} or {name}.k (e.g. "
                     f"{trec_name(name + '.' + str(TREC_DEFAULT_CUTOFFS[name][1]))}); the command line's "
                     f"-m {name} gives trec_eval's defaults {', '.join(map(_fmt, TREC_DEFAULT_CUTOFFS[name]))}", 0)
-    params = {}
-    if at is not None and param is not None:
-        value = float(param)
-        params[at] = int(value) if at == "cutoff" else value  # trec_eval reads ndcg_cut.23.4 as 23
-        if at == "cutoff" and params[at] < 1:
-            parser.fail(f"cutoff must be an integer >= 1, got {param}", 0)
-    if gains:
-        params["gains"] = {float(g): float(v) for g, v in (pair.split("=") for pair in gains.split(","))}
-    spec = _NAMED_MEASURES[irm]
     try:
-        return spec.build(params)
+        value = _trec_value(name, param)
+        if kind == "cut" and value < 1:
+            raise ValueError(f"cutoff must be an integer >= 1, got {param}")
+        return build(value, convention)
     except (TypeError, ValueError) as err:
         parser.fail(f"invalid {name}: {err}", 0)
 
@@ -693,8 +822,8 @@ def _suggestion(parser, tok) -> str:
     rest = parser.text[tok[2] + len(tok[1]):].strip()
     names = list(_NAMED_MEASURES) + list(_NAMED_ALIASES)
     candidates = []
-    if tok[1] in _TREC:
-        candidates.append(_TREC[tok[1]][0] + rest)  # trec_eval's name in ir_measures' words
+    if tok[1] in _TREC_IN_IR_MEASURES:
+        candidates.append(_TREC_IN_IR_MEASURES[tok[1]] + rest)  # trec_eval's name in ir_measures' words
     candidates += [n + rest for n in names if n.lower() == tok[1].lower()]
     candidates += [n + rest for n in difflib.get_close_matches(tok[1], names + list(_TREC), n=3, cutoff=0.75)]
     good = []
@@ -730,14 +859,14 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
     >>> str(parse_metric("P.10")), str(parse_metric("recall_1000"))
     ('Precision(k=10)+ERG[gain=binary, cutoff=10, depth=all]', 'R@1000')
     """
+    if isinstance(text, str) and _trec_match(text) is not None:  # before tokenising: 11pt_avg..25,.5
+        return _trec(_Parser.whole(text), text)
     parser = _Parser(text)
     if parser.at_end():
         parser.fail("empty text")
     wrapped = _GEOMEAN_RE.match(text)
     if wrapped:
         return _geomean(parser, wrapped)
-    if _trec_match(text) is not None:
-        return _trec(parser, text)
     unsupported = re.match(r"(" + "|".join(map(re.escape, TREC_UNSUPPORTED)) + r")(?:[._].*)?\Z", text.strip())
     if unsupported:
         parser.fail(f"{unsupported.group(1)!r} is a trec_eval measure that cwla does not compute (it computes "

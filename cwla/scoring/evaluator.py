@@ -23,10 +23,10 @@ import numpy as np
 from .._validate import FLAG, NONE, Instance, Interval, check, fmt
 from ..data.collection import Collection, Judgements, join, join_costs
 from ..data.runset import RunSet, check_order, check_ties, file_groups, named_runs, read_named, read_runs
-from ..errors import CwlaError
+from ..errors import CwlaError, ParameterError
 from ..metrics.aggregations import ERRAgg
 from ..metrics.browsing import ERR, MAX_CUTOFF
-from ..metrics.counting import CountingMeasure
+from ..metrics.counting import CONVENTIONS, CountingMeasure
 from ..metrics.gains import Binary, GainMap
 from ..metrics.metric import METRIC_OPTIONS, Metric
 from ..metrics.summary import MEASURE_TYPES, scored
@@ -38,7 +38,7 @@ from .plan import check_adaptive, normalised, plans, scores
 __all__ = ["Evaluator", "evaluate", "as_metrics", "relevance_level", "OPTIONS", "EXPECTED"]
 
 #: the options of :func:`evaluate` and :class:`Evaluator`, with their defaults
-OPTIONS = {**dict.fromkeys(METRIC_OPTIONS), "rel": None, "max_docs": None, "order": "trec_eval", "ties": "float32", "workers": None, "costs": None,
+OPTIONS = {**dict.fromkeys(METRIC_OPTIONS), "rel": None, "trec_eval": None, "max_docs": None, "order": "trec_eval", "ties": "float32", "workers": None, "costs": None,
            "max_cost": 1.0, "min_cost": 1.0, "expected": None}
 #: a number > 0
 _POSITIVE = Interval("real", 0, None, closed="neither")
@@ -126,7 +126,12 @@ class _Setup:
         metric_options = {name: given[name] for name in METRIC_OPTIONS}
         metric_options["gain"] = gain
         Metric(ERR(), ERRAgg(), **metric_options)  # the options are checked even where every metric sets its own
-        resolved = [m.resolve(rel=level, **metric_options) for m in parsed]
+        convention = given["trec_eval"]
+        if convention is not None and (isinstance(convention, bool) or convention not in CONVENTIONS):
+            raise ParameterError(f"evaluate: trec_eval must be 9 (trec_eval 9.0's conventions, the default: "
+                                 f"pytrec_eval, NIST's published results) or 10 (trec_eval >= 10), got "
+                                 f"{convention!r}")
+        resolved = [m.resolve(rel=level, trec_eval=convention, **metric_options) for m in parsed]
         for m, label in zip(resolved, labels):
             m.warn_if_constant(label, stacklevel=stacklevel + 1)
             m.warn_if_truncated(label, stacklevel=stacklevel + 1)
@@ -418,9 +423,10 @@ class Evaluator:
 def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metrics: MetricsLike = ("nDCG@10",), *,
              gain: GainMap | str | None = None, cutoff: int | None = None, depth: int | str | None = None,
              stop: bool | None = None, normalize: str | None = None, judged_only: bool | None = None,
-             rel: float | None = None, max_docs: int | None = None, order: str = "trec_eval", ties: str = "float32",
-             workers: int | None = None, costs: QrelsLike | None = None, max_cost: float = 1.0,
-             min_cost: float = 1.0, expected: bool | None = None) -> Evaluation:
+             rel: float | None = None, trec_eval: int | None = None, max_docs: int | None = None,
+             order: str = "trec_eval", ties: str = "float32", workers: int | None = None,
+             costs: QrelsLike | None = None, max_cost: float = 1.0, min_cost: float = 1.0,
+             expected: bool | None = None) -> Evaluation:
     """Evaluate metrics on runs: Evaluator(runs, metrics, **options).score(qrels), in one call.
 
     Parameters
@@ -445,6 +451,11 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
         The relevance level (trec_eval's ``-l``) of every binary measure that does not give its
         own (``P@10``, ``map``, ``R@100``, ``Bpref``, ...): grades >= rel are relevant. Default:
         the threshold of a binary ``gain``, else 1.
+    trec_eval : {9, 10}, optional
+        trec_eval's conventions where its versions differ (the measures that do not set their own
+        ``convention``): 9 (default; trec_eval 9.0, pytrec_eval, NIST's published results) or 10
+        (trec_eval >= 10, whose ``iprec_at_recall`` and ``11pt_avg`` cut recall at round(x R), where 9.0
+        takes floor(x R + 0.9)).
     max_docs : int, optional
         Keep only the first ``max_docs`` documents of each ranking (in the evaluation's order)
         before anything is measured, as trec_eval's ``-M`` does; unlike a cutoff it applies to
@@ -485,7 +496,7 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
     5
     """
     given = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize, judged_only=judged_only,
-                 rel=rel, max_docs=max_docs, order=order, ties=ties, workers=workers, costs=costs,
+                 rel=rel, trec_eval=trec_eval, max_docs=max_docs, order=order, ties=ties, workers=workers, costs=costs,
                  max_cost=max_cost, min_cost=min_cost, expected=expected)
     setup = _Setup.of(metrics, given, stacklevel=3)
     if isinstance(qrels, Collection):
