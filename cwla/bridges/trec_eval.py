@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
-from ..metrics.text import TREC_ORDER, expand_trec_names, parse_metric, trec_name, trec_sort_key
+from ..metrics.text import TREC_KINDS, TREC_ORDER, expand_trec_names, parse_metric, trec_name, trec_parts, trec_sort_key
 
 __all__ = ["NICKNAMES", "TREC_10_ONLY", "trec_measures", "trec_eval_lines", "read_zscores", "relstrings",
            "MISSING_ZSCORE_VALUE"]
@@ -43,11 +43,11 @@ _ALL_TREC_9 = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm
                "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
                "num_nonrel_judged_ret")
 #: the measures trec_eval 10 added (not in 9.0)
-TREC_10_ONLY = ("unj", "rbp", "rbp_resid")
+TREC_10_ONLY = ("unj", "rbp", "rbp_resid", "dcg", "ideal_dcg", "num_nonjudged_ret")
 #: trec_eval's nicknames (groups of measures), per convention
 NICKNAMES = {
     9: {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9},
-    10: {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9 + TREC_10_ONLY},
+    10: {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9 + ("unj", "rbp", "rbp_resid")},
 }
 #: the value trec_eval gives a z-score it cannot compute
 MISSING_ZSCORE_VALUE = -1000000.0
@@ -69,24 +69,26 @@ def trec_measures(texts, convention: int = 9, docs: float = 0.0) -> tuple[dict, 
     marked, params, others = [], {}, []
     for text in texts or ["official"]:
         name, given = _split(text)
+        parts = trec_parts(text)
         if name in NICKNAMES[convention] and given is None:
             marked.extend(NICKNAMES[convention][name])
-        elif name in TREC_ORDER:
+        elif parts is not None or name in TREC_ORDER:
+            name, given = parts if parts is not None else (name, given)
             if convention == 9 and name in TREC_10_ONLY:
                 raise ValueError(f"{name} is a trec_eval 10 measure (not in trec_eval 9.0, whose conventions "
                                  f"--trec-eval 9 follows): add --trec-eval 10")
+            if given == "":
+                raise ValueError(f"-m {text}: no parameters after the '.' (e.g. P.10)")
             marked.append(name)
             if given is not None:
-                if given == "":
-                    raise ValueError(f"-m {text}: no parameters after the '.' (e.g. P.10)")
-                params.setdefault(name, given)
+                params.setdefault(name, []).append(given)
         else:
             others.append(text)
     selected, relstring = {}, None
     for name in TREC_ORDER:
         if name not in marked:
             continue
-        given = params.get(name)
+        given = _joined(name, params.get(name))
         if name == "runid":
             selected["runid"] = None
             continue
@@ -106,6 +108,17 @@ def trec_measures(texts, convention: int = 9, docs: float = 0.0) -> tuple[dict, 
         for printed in expand_trec_names(text):
             selected.setdefault(trec_name(printed) or printed, printed)
     return selected, relstring
+
+
+def _joined(name: str, given: list | None) -> str | None:
+    """The parameters of one measure from its -m arguments: a cutoff measure's lists joined (``-m P.5 -m
+    P.10`` is P_5 and P_10; trec_eval itself keeps the first), a list or pairs measure's first."""
+    if not given:
+        return None
+    if TREC_KINDS[name] in ("cut", "level"):
+        seen = list(dict.fromkeys(v for g in given for v in g.split(",")))
+        return ",".join(seen)
+    return given[0]
 
 
 def _with_docs(text: str, docs: float):
@@ -166,7 +179,8 @@ def _z(value: float, entry) -> float:
 def trec_eval_lines(ev, names: dict, *, tags: list, per_topic: bool = False, complete: bool = False,
                     convention: int = 9, zscores: dict | None = None, relstring: list | None = None) -> str:
     """trec_eval's output of an Evaluation whose labels are trec_eval's printed names (:func:`trec_measures`):
-    per topic (``per_topic``: -q) and the summary, one block per run; ``tags`` the runs' runids,
+    per topic (``per_topic``: -q) and the summary, one block per run (several runs: each block after a
+    ``runid`` line with the run's name, unless runid is asked for); ``tags`` the runs' runids,
     ``complete`` -c, ``zscores`` -Z's table, ``relstring`` the relstrings per (run, topic)."""
     label = {name: i for i, name in enumerate(ev.labels)}
     kinds = [ev.metrics[i].aggregate for i in range(len(ev.labels))]
@@ -177,6 +191,8 @@ def trec_eval_lines(ev, names: dict, *, tags: list, per_topic: bool = False, com
         present = [t for t, topic in enumerate(ev.topics) if topic not in missing]
         averaged = list(range(len(ev.topics))) if complete else present
         printed = averaged if (complete and convention == 10) else present
+        if len(ev.runs) > 1 and "runid" not in names:  # one block per run, each after a line naming it
+            out.append("%-22s\t%s\t%s" % ("runid", "all", run))
         per_value = {}
         for name, i in label.items():
             values = ev.values[i, r].copy()

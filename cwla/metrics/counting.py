@@ -43,6 +43,7 @@ c,d,docs)``
 ``NumNonRelJudgedRet`` ...         judged non-relevant documents retrieved (0 <= grade < rel) (sum)
 ``Unj@k``        ``unj_k``         unjudged documents (grade < 0 or not in the qrels) in the top k / k
 ``RBPResid(p)``  ``rbp_resid``     p^n + (1 - p) sum_{unjudged d_i} p^(i-1), 0 without unjudged
+``NumNonJudgedRet`` ...            unjudged documents retrieved (grade < 0 or not in the qrels) (sum)
 ===============  ================  ===========================================================
 
 The measures over trec_eval's integer grades as gains (gain(g) = g, or the value a ``gains`` pair gives
@@ -55,6 +56,8 @@ by gain, descending):
 ``RnDCG``        ``Rndcg``         mean of nDCG at the ends of the ideal's gain levels
 ``RBPTrec(p)``   ``rbp``           (1 - p) sum_i g_i p^(i-1) over the whole ranking; gains scaled
                                    into [0, 1] per topic when one lies outside (trec_eval m_rbp.c)
+``DCGTrec``      ``dcg``           sum_i g_i / log2(i + 1) over the whole ranking (unnormalised)
+``IdealDCG``     ``ideal_dcg``     the same over the topic's ideal ranking
 ===============  ================  ===========================================================
 
 ``judged_only=True`` drops the unjudged documents (and those with a negative grade) of each
@@ -77,14 +80,15 @@ from .._validate import finite_float, fmt, optional_flag, optional_float, option
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
     "NumRel", "NumRet", "NumRelRet", "NumQ", "RelP", "RprecMult", "Utility", "IPrecMean", "InfAP", "BinG",
-    "NumNonRelJudgedRet", "Unj", "RBPResid", "G", "NDCGRel", "RnDCG", "RBPTrec", "ELEVEN_POINTS", "CONVENTIONS",
+    "NumNonRelJudgedRet", "Unj", "RBPResid", "G", "NDCGRel", "RnDCG", "RBPTrec", "NumNonJudgedRet", "DCGTrec",
+    "IdealDCG", "ELEVEN_POINTS", "CONVENTIONS",
 ]
 
 # kernel codes
 RECALL, RPREC, BPREF, JUDGED, SETP, SETRELP, SETF, SETAP, IPREC, NUMREL, NUMRET, NUMRELRET, NUMQ = range(13)
-RELP, RPREC_MULT, UTILITY, IPREC_MEAN, INFAP, BING, NUMNONREL, UNJ, RBP_RESID = range(13, 22)
+RELP, RPREC_MULT, UTILITY, IPREC_MEAN, INFAP, BING, NUMNONREL, UNJ, RBP_RESID, NUMNONJUDGED = range(13, 23)
 # the measures over grades as gains, with the topic's ideal ranking (gain_ranking)
-G_TREC, NDCG_REL, RNDCG, RBP_TREC = range(40, 44)
+G_TREC, NDCG_REL, RNDCG, RBP_TREC, DCG_TREC, IDEAL_DCG = range(40, 46)
 # columns of the integer spec: code, relevance-level row, cutoff k (-1: none), row of the gain tables (-1: none)
 C_CODE, C_LEVEL, C_K, C_GAIN = 0, 1, 2, 3
 N_CSPEC = 4
@@ -528,7 +532,8 @@ class _GradeGains(CountingMeasure):
         return dict(self.gains).get(grade, grade) if grade >= 0 else 0.0
 
     def _params(self):
-        return [f"gains={{{', '.join(f'{fmt(g)}: {fmt(v)}' for g, v in self.gains)}}}"] if self.gains else []
+        return ([f"gains={{{', '.join(f'{fmt(g)}: {fmt(v)}' for g, v in self.gains)}}}"] if self.gains else []) + \
+            super()._params()
 
 
 _gains_field = attrs.field(default=(), converter=_gains_pairs, kw_only=True)
@@ -554,9 +559,11 @@ class NDCGRel(_GradeGains):
 
 @attrs.frozen
 class RnDCG(_GradeGains):
-    """trec_eval ``Rndcg``: nDCG averaged over the ranks where the ideal ranking's gain level changes."""
+    """trec_eval ``Rndcg``: nDCG averaged over the ranks where the ideal ranking's gain level changes (0 for a
+    topic without a document relevant at ``rel``, as trec_eval)."""
 
     gains: tuple = _gains_field
+    rel: float | None = _rel_field
     code: ClassVar[int] = RNDCG
     name: ClassVar[str] = "RnDCG"
 
@@ -578,6 +585,35 @@ class RBPTrec(_GradeGains):
 
     def _params(self):
         return ([f"p={fmt(self.p)}"] if self.p != 0.9 else []) + super()._params()
+
+
+@attrs.frozen
+class NumNonJudgedRet(CountingMeasure):
+    """The unjudged documents retrieved (not in the qrels, or a grade < 0; trec_eval ``num_nonjudged_ret``);
+    summed over topics."""
+
+    code: ClassVar[int] = NUMNONJUDGED
+    name: ClassVar[str] = "NumNonJudgedRet"
+    aggregate: ClassVar[str] = "sum"
+
+
+@attrs.frozen
+class DCGTrec(_GradeGains):
+    """trec_eval ``dcg``: sum_i g_i / log2(i + 1) over the whole ranking, the grades as gains (unnormalised)."""
+
+    gains: tuple = _gains_field
+    code: ClassVar[int] = DCG_TREC
+    name: ClassVar[str] = "DCGTrec"
+
+
+@attrs.frozen
+class IdealDCG(_GradeGains):
+    """trec_eval ``ideal_dcg``: the DCG of the topic's ideal ranking (its judged documents by gain, every one of
+    positive gain), the grades as gains."""
+
+    gains: tuple = _gains_field
+    code: ClassVar[int] = IDEAL_DCG
+    name: ClassVar[str] = "IdealDCG"
 
 
 # ---------------------------------------------------------------------------
@@ -653,6 +689,13 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
                 mass += at
             at *= fpar
         return at + (1.0 - fpar) * mass if seen else 0.0
+    if code == NUMNONJUDGED:
+        unjudged = 0.0
+        for i in range(n):
+            kind = kinds[codes[start + i]]
+            if kind == UNJUDGED or kind == NEGATIVE:
+                unjudged += 1.0
+        return unjudged
     if code == UNJ:
         kk = n if k > n else k
         unj = 0.0
@@ -784,6 +827,20 @@ def gain_ranking(codes, start, n, gain, ig, ic, code, fpar, lo, span, R):
         return (1.0 - fpar) * total
     cur, at = 0, 0
     best = ig[0] if ig.shape[0] > 0 else 0.0
+    if code == DCG_TREC:
+        dcg = 0.0
+        for i in range(n):
+            dcg += gain[codes[start + i]] / math.log2(i + 2.0)
+        return dcg
+    if code == IDEAL_DCG:  # the ideal ranking's DCG to its end (every judged document of positive gain)
+        ideal = 0.0
+        i = 0
+        while best > 0.0:
+            best, cur, at = _ideal_gain(ig, ic, cur, at)
+            if best > 0.0:
+                ideal += best / math.log2(i + 2.0)
+            i += 1
+        return ideal
     if code == G_TREC:
         result = 0.0
         got = 0.0

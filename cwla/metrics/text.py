@@ -74,14 +74,14 @@ from .browsing import (AP, BROWSING_MODELS, DCG, ERR, INST, MODELS, RBP, TABLES,
                        tabulated)
 from .counting import (G, BinG, Bpref, CountingMeasure, InfAP, IPrec, IPrecMean, Judged, NDCGRel, NumNonRelJudgedRet,
                        NumQ, NumRel, NumRelRet, NumRet, RBPResid, RBPTrec, Recall, RelP, RnDCG, RPrec, RprecMult,
-                       SetAP, SetF, SetP, Unj, Utility, ELEVEN_POINTS)
+                       SetAP, SetF, SetP, Unj, Utility, ELEVEN_POINTS, NumNonJudgedRet, DCGTrec, IdealDCG)
 from .._validate import fmt as _fmt
 from ..errors import MetricSyntaxError
 from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
 from .metric import ALL, METRIC_OPTIONS, Metric, format_metric
 from .summary import GeoMean
 
-__all__ = ["parse_metric", "parse_gain", "parser_name", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_sort_key",
+__all__ = ["parse_metric", "parse_gain", "parser_name", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_parts", "trec_sort_key", "TREC_KINDS", "TREC_ORDER",
            "CHEN_SAKAI_DEFAULTS", "TREC_DEFAULT_CUTOFFS"]
 
 _TOKEN = re.compile(
@@ -521,8 +521,14 @@ _NAMED_MEASURES = {
                 examples=("G", "G(gains={1: 3, 2: 9})"), follows="trec_eval G"),
     "nDCGRel": _Named(lambda p: NDCGRel(gains=p.get("gains", {})), ("gains",), at=None,
                       examples=("nDCGRel",), follows="trec_eval ndcg_rel"),
-    "RnDCG": _Named(lambda p: RnDCG(gains=p.get("gains", {})), ("gains",), at=None,
+    "RnDCG": _Named(lambda p: RnDCG(gains=p.get("gains", {}), rel=p.get("rel")), ("gains", "rel"), at=None,
                     examples=("RnDCG",), follows="trec_eval Rndcg"),
+    "NumNonJudgedRet": _Named(lambda p: NumNonJudgedRet(), (), at=None,
+                              examples=("NumNonJudgedRet",), follows="trec_eval num_nonjudged_ret"),
+    "DCGTrec": _Named(lambda p: DCGTrec(gains=p.get("gains", {})), ("gains",), at=None,
+                      examples=("DCGTrec",), follows="trec_eval dcg"),
+    "IdealDCG": _Named(lambda p: IdealDCG(gains=p.get("gains", {})), ("gains",), at=None,
+                       examples=("IdealDCG",), follows="trec_eval ideal_dcg"),
     "RBPTrec": _Named(lambda p: RBPTrec(gains=p.get("gains", {}), **({"p": p["p"]} if "p" in p else {})),
                       ("p", "gains"), at=None,
                       examples=("RBPTrec", "RBPTrec(p=0.8, gains={1: 1, 2: 3})"), follows="trec_eval rbp"),
@@ -630,6 +636,8 @@ _TREC = {
     "utility": ("list", lambda v, c: Utility() if v is None else Utility(a=v[0], b=v[1], c=v[2], d=v[3])),
     "11pt_avg": ("list", lambda v, c: IPrecMean(convention=c) if v is None else IPrecMean(v, convention=c)),
     "binG": (None, lambda v, c: BinG()), "G": ("pairs", lambda v, c: G(gains=_trec_gains(v))),
+    "dcg": ("pairs", lambda v, c: DCGTrec(gains=_trec_gains(v))),
+    "ideal_dcg": ("pairs", lambda v, c: IdealDCG(gains=_trec_gains(v))),
     "ndcg": ("pairs", lambda v, c: _NAMED_MEASURES["nDCG"].build({"gains": _trec_gains(v)} if v else {})),
     "ndcg_rel": ("pairs", lambda v, c: NDCGRel(gains=_trec_gains(v))),
     "Rndcg": ("pairs", lambda v, c: RnDCG(gains=_trec_gains(v))), "ndcg_cut": ("cut", _irm("nDCG", "cutoff")),
@@ -638,6 +646,7 @@ _TREC = {
     "set_relative_P": (None, _irm("SetRelP")), "set_recall": (None, _irm("SetR")), "set_map": (None, _irm("SetAP")),
     "set_F": ("list", lambda v, c: _NAMED_MEASURES["SetF"].build({} if v is None else {"beta": v[0]})),
     "num_nonrel_judged_ret": (None, lambda v, c: NumNonRelJudgedRet()),
+    "num_nonjudged_ret": (None, lambda v, c: NumNonJudgedRet()),
     "rbp": ("pairs", lambda v, c: RBPTrec(p=_trec_p(v), gains=_trec_gains(v))),
     "rbp_resid": ("pairs", lambda v, c: RBPResid(p=_trec_p(v))), "unj": ("cut", lambda v, c: Unj(v)),
 }
@@ -648,10 +657,12 @@ _TREC_IN_IR_MEASURES = {"map": "AP", "map_cut": "AP", "P": "P", "recall": "R", "
 
 #: the trec_eval measures cwla names but does not compute (asking for one says so); the preference and
 #: judgement-group measures are ``cwla eval --format trec -R prefs | qrels_prefs | qrels_jg``'s
-TREC_UNSUPPORTED = ("dcg", "ideal_dcg", "num_nonjudged_ret", "yaap", "set_relative_P_avgjg")
+TREC_UNSUPPORTED = ("yaap", "set_relative_P_avgjg")
 
 #: trec_eval's order of its measures (its measure table), the order of its output lines
 TREC_ORDER = tuple(_TREC)
+#: each trec_eval measure's kind of parameter (None, "cut", "level", "list" or "pairs": see _TREC)
+TREC_KINDS = {name: kind for name, (kind, _) in _TREC.items()}
 
 #: trec_eval's default parameters of its measures with one (``-m P`` gives P_5, ..., P_1000)
 TREC_DEFAULT_CUTOFFS = {
@@ -707,6 +718,12 @@ def _trec_match(text: str):
     if param is not None and _TREC[name][0] is None:
         return None
     return name, param
+
+
+def trec_parts(text: str) -> tuple[str, str | None] | None:
+    """``(trec_eval measure name, its parameter text or None)`` of a trec_eval measure text (``P.5,10``,
+    ``P_10``, ``ndcg.1=3``, ``map``), or None if ``text`` is not one."""
+    return _trec_match(text)
 
 
 def trec_name(text: str) -> str | None:

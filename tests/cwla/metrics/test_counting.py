@@ -157,3 +157,36 @@ def test_a_level_above_every_grade_is_said():
     with pytest.warns(cwla.CwlaWarning, match=r"Rprec: no qrels grade is >= its relevance level 3 \(grades 0, 1\)"):
         ev = cwla.evaluate(qrels, {"r": run}, ["Rprec", "NumRet"], rel=3)
     assert ev.values[:, 0, 0].tolist() == [0.0, 2.0]
+
+
+#: trec_eval 9.0's measures outside ir_measures' set, by trec_eval's names (pytrec_eval computes them all)
+TREC_9_MEASURES = ["infAP", "gm_bpref", "Rprec_mult_0.20", "Rprec_mult_1.40", "utility", "11pt_avg", "binG", "G",
+                   "ndcg_rel", "Rndcg", "relative_P_5", "relative_P_30", "num_nonrel_judged_ret", "ndcg",
+                   "iprec_at_recall_0.30"]
+
+
+@given(topics(), st.integers(1, 3))
+def test_trec_evals_other_measures_equal_pytrec_eval_on_generated_topics(topic, level):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import re as _re
+
+    ranking, judged = topic
+    qrels, run = naive.frames(ranking, judged)
+    if not len(qrels):
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cwla.CwlaWarning)
+        ev = cwla.evaluate(qrels, {"r": run}, TREC_9_MEASURES, order="file", rel=level)
+    q = {"t": {d: int(g) for d, g in zip(qrels["docno"], qrels["grade"])}}
+    r = {}
+    for t, d, s in zip(run["topic"], run["docno"], run["score"]):
+        r.setdefault(t, {})[d] = float(s)
+    wanted = {_re.sub(r"_[0-9.]+$", "", m) for m in TREC_9_MEASURES}
+    ref = pytrec_eval.RelevanceEvaluator(q, wanted, relevance_level=level).evaluate(r).get("t")
+    if ref is None:  # pytrec_eval skips a topic the run misses; cwla scores it as an empty ranking
+        return
+    for i, name in enumerate(TREC_9_MEASURES):
+        got = ev.values[i, 0, 0]
+        if name.startswith("gm_"):
+            got = np.log(max(got, 1e-5))
+        assert got == pytest.approx(ref[name], rel=1e-12, abs=1e-12), (name, ranking, judged, level)
