@@ -280,9 +280,9 @@ def add_trec_eval_arguments(p: argparse.ArgumentParser) -> None:
                         "(trec_eval's -M; not a cutoff: num_ret, map, Rprec, ... all see N documents)")
     p.add_argument("-J", "--judged-only", dest="judged_only", action="store_true",
                    help="drop the unjudged documents from every ranking first (trec_eval's -J)")
-    p.add_argument("--ties", choices=("float32", "float64"), default="float32",
+    p.add_argument("--ties", choices=("float32", "float64"), default=None,
                    help="precision in which scores are compared: float32 (default; trec_eval 9.x, pytrec_eval, "
-                        "NIST's official DL results) or float64 (trec_eval >= 10.0)")
+                        "NIST's official DL results) or float64 (trec_eval >= 10.0; the default with --trec-eval 10)")
 
 
 def depth_value(text: str):
@@ -404,7 +404,8 @@ def _cmd_trec_eval(args) -> int:
         ev = evaluate(args.qrels, args.runs, measures or {"num_q": "num_q"}, **options)
         strings = None
         if length is not None:
-            col = prepare(args.qrels, args.runs, order=options["order"], ties=options["ties"])
+            ties = options["ties"] or ("float64" if convention == 10 else "float32")
+            col = prepare(args.qrels, args.runs, order=options["order"], ties=ties)
             if options["max_docs"] is not None:
                 col = col.truncated(options["max_docs"])
             if options["judged_only"]:

@@ -42,6 +42,7 @@ c,d,docs)``
 ``binG``         ``binG``          (1/R) sum_{relevant d_i} 1 / log2(2 + i - rel@i) (Kando et al.)
 ``NumNonRelJudgedRet`` ...         judged non-relevant documents retrieved (0 <= grade < rel) (sum)
 ``Unj@k``        ``unj_k``         unjudged documents (grade < 0 or not in the qrels) in the top k / k
+``Accuracy@k``   (ir_measures)     1 - sum_j n_j / (N R') over the top k (AUC; unjudged = non-relevant)
 ``RBPResid(p)``  ``rbp_resid``     p^n + (1 - p) sum_{unjudged d_i} p^(i-1), 0 without unjudged
 ``NumNonJudgedRet`` ...            unjudged documents retrieved (grade < 0 or not in the qrels) (sum)
 ===============  ================  ===========================================================
@@ -58,6 +59,7 @@ by gain, descending):
                                    into [0, 1] per topic when one lies outside (trec_eval m_rbp.c)
 ``DCGTrec``      ``dcg``           sum_i g_i / log2(i + 1) over the whole ranking (unnormalised)
 ``IdealDCG``     ``ideal_dcg``     the same over the topic's ideal ranking
+``Compat(p)``    (ir_measures)     rank-biased overlap with the ideal ranking (Clarke et al. 2021)
 ===============  ================  ===========================================================
 
 ``judged_only=True`` drops the unjudged documents (and those with a negative grade) of each
@@ -73,6 +75,7 @@ import math
 from typing import ClassVar
 
 import attrs
+import numpy as np
 
 from .._numba import jit
 from .._validate import finite_float, fmt, optional_flag, optional_float, optional_int
@@ -81,14 +84,14 @@ __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
     "NumRel", "NumRet", "NumRelRet", "NumQ", "RelP", "RprecMult", "Utility", "IPrecMean", "InfAP", "BinG",
     "NumNonRelJudgedRet", "Unj", "RBPResid", "G", "NDCGRel", "RnDCG", "RBPTrec", "NumNonJudgedRet", "DCGTrec",
-    "IdealDCG", "ELEVEN_POINTS", "CONVENTIONS",
+    "IdealDCG", "Accuracy", "Compat", "ELEVEN_POINTS", "CONVENTIONS",
 ]
 
 # kernel codes
 RECALL, RPREC, BPREF, JUDGED, SETP, SETRELP, SETF, SETAP, IPREC, NUMREL, NUMRET, NUMRELRET, NUMQ = range(13)
-RELP, RPREC_MULT, UTILITY, IPREC_MEAN, INFAP, BING, NUMNONREL, UNJ, RBP_RESID, NUMNONJUDGED = range(13, 23)
+RELP, RPREC_MULT, UTILITY, IPREC_MEAN, INFAP, BING, NUMNONREL, UNJ, RBP_RESID, NUMNONJUDGED, ACCURACY = range(13, 24)
 # the measures over grades as gains, with the topic's ideal ranking (gain_ranking)
-G_TREC, NDCG_REL, RNDCG, RBP_TREC, DCG_TREC, IDEAL_DCG = range(40, 46)
+G_TREC, NDCG_REL, RNDCG, RBP_TREC, DCG_TREC, IDEAL_DCG, COMPAT = range(40, 47)
 # columns of the integer spec: code, relevance-level row, cutoff k (-1: none), row of the gain tables (-1: none)
 C_CODE, C_LEVEL, C_K, C_GAIN = 0, 1, 2, 3
 N_CSPEC = 4
@@ -616,6 +619,42 @@ class IdealDCG(_GradeGains):
     name: ClassVar[str] = "IdealDCG"
 
 
+@attrs.frozen
+class Accuracy(CountingMeasure):
+    """ir_measures' Accuracy: the AUC of the (top k of the) ranking, 1 - sum_j n_j / (N R'), n_j the documents
+    not relevant (unjudged ones included) above the j-th relevant one, N and R' the non-relevant and relevant
+    documents of the list; 1 when all are relevant, 0 when none is (ir_measures leaves those topics out)."""
+
+    k: int | None = _k_field
+    rel: float | None = _rel_field
+    code: ClassVar[int] = ACCURACY
+    name: ClassVar[str] = "Accuracy"
+
+
+@attrs.frozen
+class Compat(_GradeGains):
+    """Compatibility with the ideal ranking (Clarke, Vtyurina & Smucker, TOIS 2021, ir_measures ``Compat``):
+    rank-biased overlap with persistence p of the ranking and the ideal (every judged document of grade > 0,
+    by grade; within a grade the retrieved ones in the ranking's order), over the depth of the longer list;
+    ``normalize``: divided by the ideal's overlap with itself."""
+
+    p: float = attrs.field(default=0.95, converter=finite_float, validator=_unit_p, kw_only=True)
+    normalize: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool), kw_only=True)
+    gains: tuple = attrs.field(default=(), init=False)
+    code: ClassVar[int] = COMPAT
+    name: ClassVar[str] = "Compat"
+
+    @property
+    def fparam(self) -> tuple:
+        return (self.p, float(self.normalize))
+
+    def gain_of(self, grade: float) -> float:
+        return grade if grade > 0 else 0.0
+
+    def _params(self):
+        return ([f"p={fmt(self.p)}"] if self.p != 0.95 else []) + ([] if self.normalize else ["normalize=False"])
+
+
 # ---------------------------------------------------------------------------
 # the kernel part: one ranking, one measure
 # ---------------------------------------------------------------------------
@@ -627,7 +666,6 @@ NONREL, REL, NEGATIVE, UNJUDGED = 0, 1, 2, 3
 def kind_table(grades, level: float):
     """Per grade code (the unjudged code last): REL (grade >= level), NONREL (0 <= grade < level),
     NEGATIVE (grade < 0: judged, never relevant; trec_eval skips it in bpref and ``-J``) or UNJUDGED."""
-    import numpy as np
 
     kinds = np.full(len(grades) + 1, UNJUDGED, dtype=np.uint8)
     kinds[: len(grades)] = np.where(grades >= level, REL, np.where(grades >= 0, NONREL, NEGATIVE))
@@ -728,6 +766,20 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
         for j in range(int(fp[1])):
             total += _interpolated(codes, start, n, kinds, upper, _recall_cut(fp[2 + j], R, int(fp[0])))
         return total / fp[1]
+    if code == ACCURACY:  # the AUC of the top kk: relevant before non-relevant (unjudged ones included)
+        rel_seen = 0.0
+        other = 0.0
+        above = 0.0
+        for i in range(kk):
+            kind = kinds[codes[start + i]]
+            if kind == REL or (upper and kind == UNJUDGED):
+                rel_seen += 1.0
+                above += other
+            else:
+                other += 1.0
+        if rel_seen == 0.0:
+            return 0.0
+        return 1.0 - above / (other * rel_seen) if other > 0.0 else 1.0
     if code == RPREC:
         kk = int(R) if R < n else n
     cut = 0
@@ -809,6 +861,51 @@ def _ideal_gain(ig, ic, cur, at):
 
 
 @jit()
+def _compat(codes, start, n, gain, ig, ic, p, normalize):
+    """Compat: rbo(ranking, ideal) = sum_{i<D} p^i |A[:i+1] & B[:i+1]| / (i + 1) / sum_{i<D} p^i, D = max(|A|,
+    |B|), the ideal B every judged document of grade > 0 by grade, a grade's retrieved documents in the ranking's
+    order first; ``normalize`` != 0: over rbo(B, B) at the same depth."""
+    size = 0
+    for j in range(ic.shape[0]):
+        size += ic[j]
+    depth = max(n, size)
+    if depth == 0:
+        return 0.0
+    joins = np.zeros(depth)  # joins[m]: documents in both lists from depth m + 1 on
+    seen = np.zeros(max(1, ig.shape[0]))
+    for i in range(n):
+        g = gain[codes[start + i]]
+        if g <= 0.0:
+            continue
+        above = 0
+        level = 0
+        while level < ig.shape[0] and ig[level] > g:
+            above += ic[level]
+            level += 1
+        if level == ig.shape[0]:
+            continue
+        at = above + int(seen[level])
+        seen[level] += 1.0
+        joins[max(i, at)] += 1.0
+    score = 0.0
+    best = 0.0
+    norm = 0.0
+    weight = 1.0
+    both = 0.0
+    for i in range(depth):
+        both += joins[i]
+        score += weight * both / (i + 1.0)
+        best += weight * min(i + 1.0, float(size)) / (i + 1.0)
+        norm += weight
+        weight *= p
+    score /= norm
+    if normalize != 0.0:
+        best /= norm
+        return score / best if best > 0.0 else score
+    return score
+
+
+@jit()
 def gain_ranking(codes, start, n, gain, ig, ic, code, fpar, lo, span, R):
     """The value of one measure over grades as gains on ``codes[start:start + n]``: ``gain[g]`` is grade
     code g's gain, ``ig``/``ic`` the topic's ideal ranking as gain levels (descending, > 0) and their
@@ -827,6 +924,8 @@ def gain_ranking(codes, start, n, gain, ig, ic, code, fpar, lo, span, R):
         return (1.0 - fpar) * total
     cur, at = 0, 0
     best = ig[0] if ig.shape[0] > 0 else 0.0
+    if code == COMPAT:  # RBO of the ranking against the ideal (Clarke, Vtyurina & Smucker, TOIS 2021)
+        return _compat(codes, start, n, gain, ig, ic, fpar, lo)
     if code == DCG_TREC:
         dcg = 0.0
         for i in range(n):

@@ -70,11 +70,12 @@ from __future__ import annotations
 import re
 
 from .aggregations import AGGREGATIONS, ERG, ETG, ERRAgg, Max
-from .browsing import (AP, BROWSING_MODELS, DCG, ERR, INST, MODELS, RBP, TABLES, USER_MODELS, Precision, Tabulated,
-                       tabulated)
+from .browsing import (AP, BPM, BROWSING_MODELS, DCG, ERR, INSQ, INST, MODELS, NERR8, NERR9, NERR10, NERR11, RBP, TABLES,
+                       USER_MODELS, Precision, Tabulated, tabulated)
 from .counting import (G, BinG, Bpref, CountingMeasure, InfAP, IPrec, IPrecMean, Judged, NDCGRel, NumNonRelJudgedRet,
                        NumQ, NumRel, NumRelRet, NumRet, RBPResid, RBPTrec, Recall, RelP, RnDCG, RPrec, RprecMult,
-                       SetAP, SetF, SetP, Unj, Utility, ELEVEN_POINTS, NumNonJudgedRet, DCGTrec, IdealDCG)
+                       SetAP, SetF, SetP, Unj, Utility, ELEVEN_POINTS, NumNonJudgedRet, DCGTrec, IdealDCG,
+                       Accuracy, Compat)
 from .._validate import fmt as _fmt
 from ..errors import MetricSyntaxError
 from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
@@ -382,6 +383,7 @@ _CONVERT = {
     "rel": _rel_value,
     "judged_only": lambda parser, value, pos: _flag(parser, "judged_only", value, pos),
     "relative": lambda parser, value, pos: _flag(parser, "relative", value, pos),
+    "normalize": lambda parser, value, pos: _flag(parser, "normalize", value, pos),
 }
 
 
@@ -414,6 +416,11 @@ def _ndcg(p):
     # without a cutoff the discount never reaches 0: stop at the end of the ranking, or its mass would be lost
     return Metric(DCG(k), ETG(), gain=gain, cutoff=k, depth=ALL, stop=True if k is None else None,
                   normalize="ideal", judged_only=_judged_only(p))
+
+
+def _cwl(model, p):
+    """ir_measures' cwl_eval measures: the model's ERG over scaled gains, 1000 ranks, the user stopping at 1000."""
+    return Metric(model, ERG(), gain=_scaled_or_none(p), depth=1000, stop=True)
 
 
 def _scaled_or_none(p):
@@ -455,6 +462,19 @@ _NAMED_MEASURES = {
     "INST": _Named(lambda p: Metric(INST(p.get("T", 1.0)), ERG(), gain=_scaled_or_none(p), depth=1000, stop=True),
                    ("T", "min_rel", "max_rel"), at=None,
                 examples=("INST", "INST(T=2.0, max_rel=3)"), follows="cwl_eval INST"),
+    "INSQ": _Named(lambda p: _cwl(INSQ(p.get("T", 1.0)), p), ("T", "min_rel", "max_rel"), at=None,
+                   examples=("INSQ", "INSQ(T=2.0, max_rel=3)"), follows="cwl_eval INSQ"),
+    "NERR8": _Named(lambda p: _cwl(NERR8(p["cutoff"]), p), ("cutoff", "min_rel", "max_rel"), required=("cutoff",),
+                    examples=("NERR8@10", "NERR8(max_rel=3)@10"), follows="cwl_eval NERR8"),
+    "NERR9": _Named(lambda p: _cwl(NERR9(p["cutoff"]), p), ("cutoff", "min_rel", "max_rel"), required=("cutoff",),
+                    examples=("NERR9@10",), follows="cwl_eval NERR9"),
+    "NERR10": _Named(lambda p: _cwl(NERR10(p.get("p", 0.9)), p), ("p", "min_rel", "max_rel"), at=None,
+                     examples=("NERR10", "NERR10(p=0.8, max_rel=3)"), follows="cwl_eval NERR10 (p: its phi)"),
+    "NERR11": _Named(lambda p: _cwl(NERR11(p.get("T", 1.0)), p), ("T", "min_rel", "max_rel"), at=None,
+                     examples=("NERR11", "NERR11(T=2.0)"), follows="cwl_eval NERR11"),
+    "BPM": _Named(lambda p: _cwl(BPM(T=p.get("T", 1.0), K=p["cutoff"]), p), ("cutoff", "T", "min_rel", "max_rel"),
+                  required=("cutoff",), examples=("BPM@1000", "BPM(T=2.0, max_rel=3)@100"),
+                  follows="cwl_eval BPM (K = the cutoff, T the benefit budget)"),
     "R": _Named(lambda p: Recall(p["cutoff"], rel=p.get("rel"), judged_only=_judged_only(p)),
                 ("cutoff", "rel", "judged_only"), required=("cutoff",),
                 examples=("R@1000", "R(rel=2)@100"), follows="trec_eval recall_k"),
@@ -523,6 +543,10 @@ _NAMED_MEASURES = {
                       examples=("nDCGRel",), follows="trec_eval ndcg_rel"),
     "RnDCG": _Named(lambda p: RnDCG(gains=p.get("gains", {}), rel=p.get("rel")), ("gains", "rel"), at=None,
                     examples=("RnDCG",), follows="trec_eval Rndcg"),
+    "Accuracy": _Named(lambda p: Accuracy(p.get("cutoff"), rel=p.get("rel")), ("cutoff", "rel"),
+                       examples=("Accuracy", "Accuracy(rel=2)@10"), follows="ir_measures Accuracy"),
+    "Compat": _Named(lambda p: Compat(**{k: p[k] for k in ("p", "normalize") if k in p}), ("p", "normalize"),
+                     at=None, examples=("Compat", "Compat(p=0.8, normalize=False)"), follows="ir_measures Compat"),
     "NumNonJudgedRet": _Named(lambda p: NumNonJudgedRet(), (), at=None,
                               examples=("NumNonJudgedRet",), follows="trec_eval num_nonjudged_ret"),
     "DCGTrec": _Named(lambda p: DCGTrec(gains=p.get("gains", {})), ("gains",), at=None,

@@ -38,7 +38,7 @@ from .plan import check_adaptive, normalised, plans, scores
 __all__ = ["Evaluator", "evaluate", "as_metrics", "relevance_level", "OPTIONS", "EXPECTED"]
 
 #: the options of :func:`evaluate` and :class:`Evaluator`, with their defaults
-OPTIONS = {**dict.fromkeys(METRIC_OPTIONS), "rel": None, "trec_eval": None, "max_docs": None, "order": "trec_eval", "ties": "float32", "workers": None, "costs": None,
+OPTIONS = {**dict.fromkeys(METRIC_OPTIONS), "rel": None, "trec_eval": None, "max_docs": None, "order": "trec_eval", "ties": None, "workers": None, "costs": None,
            "max_cost": 1.0, "min_cost": 1.0, "expected": None}
 #: a number > 0
 _POSITIVE = Interval("real", 0, None, closed="neither")
@@ -100,6 +100,7 @@ class _Setup:
     @classmethod
     def of(cls, metrics, options: dict, *, stacklevel: int) -> _Setup:
         unknown = sorted(set(options) - set(OPTIONS))
+        options = dict(options)
         if unknown:
             raise TypeError(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; the "
                             f"options of evaluate are {', '.join(OPTIONS)}")
@@ -109,6 +110,13 @@ class _Setup:
             check(given[name], name, _POSITIVE, func="evaluate", rule="a finite number > 0")
         check(given["expected"], "expected", FLAG, NONE, func="evaluate", rule="True, False or None")
         check_order(given["order"], "evaluate")
+        convention = given["trec_eval"]
+        if convention is not None and (isinstance(convention, bool) or convention not in CONVENTIONS):
+            raise ParameterError(f"evaluate: trec_eval must be 9 (trec_eval 9.0's conventions, the default: "
+                                 f"pytrec_eval, NIST's published results) or 10 (trec_eval >= 10), got "
+                                 f"{convention!r}")
+        if given["ties"] is None:  # trec_eval 10 compares scores as doubles, 9.0 as C floats
+            given["ties"] = options["ties"] = "float64" if convention == 10 else "float32"
         check_ties(given["ties"], "evaluate")
         check(given["workers"], "workers", Interval("int", 1, None), NONE, func="evaluate")
         costs = given["costs"]
@@ -126,11 +134,6 @@ class _Setup:
         metric_options = {name: given[name] for name in METRIC_OPTIONS}
         metric_options["gain"] = gain
         Metric(ERR(), ERRAgg(), **metric_options)  # the options are checked even where every metric sets its own
-        convention = given["trec_eval"]
-        if convention is not None and (isinstance(convention, bool) or convention not in CONVENTIONS):
-            raise ParameterError(f"evaluate: trec_eval must be 9 (trec_eval 9.0's conventions, the default: "
-                                 f"pytrec_eval, NIST's published results) or 10 (trec_eval >= 10), got "
-                                 f"{convention!r}")
         resolved = [m.resolve(rel=level, trec_eval=convention, **metric_options) for m in parsed]
         for m, label in zip(resolved, labels):
             m.warn_if_constant(label, stacklevel=stacklevel + 1)
@@ -424,7 +427,7 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
              gain: GainMap | str | None = None, cutoff: int | None = None, depth: int | str | None = None,
              stop: bool | None = None, normalize: str | None = None, judged_only: bool | None = None,
              rel: float | None = None, trec_eval: int | None = None, max_docs: int | None = None,
-             order: str = "trec_eval", ties: str = "float32", workers: int | None = None,
+             order: str = "trec_eval", ties: str | None = None, workers: int | None = None,
              costs: QrelsLike | None = None, max_cost: float = 1.0, min_cost: float = 1.0,
              expected: bool | None = None) -> Evaluation:
     """Evaluate metrics on runs: Evaluator(runs, metrics, **options).score(qrels), in one call.
@@ -462,8 +465,9 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
         every measure, counts (``NumRet``) included.
     order : {"trec_eval", "file"}
         Document order when reading runs (see :func:`cwla.prepare`).
-    ties : {"float32", "float64"}
-        Precision in which scores are compared when ordering (see :func:`cwla.prepare`).
+    ties : {"float32", "float64"}, optional
+        Precision in which scores are compared when ordering (see :func:`cwla.prepare`). Default:
+        float32 (trec_eval 9.0), float64 with ``trec_eval=10`` (trec_eval >= 10 compares doubles).
     workers : int, optional
         Threads that read run files (default: the number of CPUs, at most 4). Run files are
         read, joined and scored a group at a time (consecutive files of up to

@@ -24,7 +24,7 @@ from numba import prange
 from .._numba import jit
 from ..metrics.aggregations import AGGREGATIONS
 from ..metrics.browsing import CODES, N_MODEL_PARAMS
-from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, count_ranking, gain_ranking
+from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, COMPAT, count_ranking, gain_ranking
 
 # browsing model codes, from their declarations (cwla.metrics.browsing)
 PRECISION, DCG, RBP, INST, AP, ERR = (CODES[n] for n in ("Precision", "DCG", "RBP", "INST", "AP", "ERR"))
@@ -359,8 +359,10 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
             row = cspec[q, C_GAIN]
             if row >= 0:
                 a, b = istart[row, t], istart[row, t + 1]
-                lo = gain_ranking(codes, s, n, ggain[row], igain[a:b], icount[a:b], cspec[q, C_CODE], cpar[q, 0],
-                                  gscale[row, t, 0], gscale[row, t, 1], n_rel[level, t])
+                code = cspec[q, C_CODE]
+                lo = gain_ranking(codes, s, n, ggain[row], igain[a:b], icount[a:b], code, cpar[q, 0],
+                                  cpar[q, 1] if code == COMPAT else gscale[row, t, 0], gscale[row, t, 1],
+                                  n_rel[level, t])
                 cout_lo[q, c] = lo
                 cout_hi[q, c] = lo
                 continue
