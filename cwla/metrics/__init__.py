@@ -3,7 +3,8 @@ metrics composed of them, their one canonical text (printed and parsed) and Chen
 
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import (AP, BPM, DCG, ERR, IFT, INSQ, INST, MODELS, NERR8, NERR9, NERR10, NERR11, NPV, RBP, RR, SET,
-                       TBG, U, BrowsingModel, IFTGoal, IFTRate, Precision, Tabulated, register_table, tabulated)
+                       TBG, U, BrowsingModel, IFTGoal, IFTRate, Precision, Reciprocal, Tabulated, register_table,
+                       tabulated)
 from .counting import (Bpref, CountingMeasure, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP,
                        SetF, SetP)
 from .gains import Binary, Exponential, GainMap, Linear, Regrade, Scaled, Table
@@ -14,7 +15,7 @@ from .text import parse_gain, parse_metric
 
 __all__ = [
     "AP", "DCG", "ERR", "INST", "RBP", "Precision", "BrowsingModel",
-    "RR", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV",
+    "RR", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV", "Reciprocal",
     "Tabulated", "tabulated", "register_table", "register_model", "MODELS",
     "ERG", "ETG", "Avg", "Max", "Fin", "PE", "ERRAgg", "Aggregation",
     "Linear", "Exponential", "Binary", "Scaled", "Table", "Regrade", "GainMap", "parse_gain",

@@ -31,8 +31,8 @@ from .._validate import fmt
 from ._declare import Param, declare
 
 __all__ = ["BrowsingModel", "Precision", "DCG", "RBP", "INST", "AP", "ERR", "RR", "INSQ", "NERR8", "NERR9",
-           "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV", "Tabulated",
-           "BROWSING_MODELS", "MODELS", "N_MODEL_PARAMS", "tabulated", "register_table", "TABLES",
+           "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV", "Reciprocal",
+           "Tabulated", "BROWSING_MODELS", "MODELS", "N_MODEL_PARAMS", "tabulated", "register_table", "TABLES",
            "AdaptiveModel", "USER_MODELS"]
 
 #: the largest k of Precision@k and DCG@k (the kernels walk the ranking up to k; as the largest depth)
@@ -174,6 +174,12 @@ NPV = declare(
     [Param("rate", "float", 0.1, 0.0, 1e100, sample=(0.0, 3.0), doc="discount rate")],
     gain_free=True, formula="1 / (1 + rate)", reference="Azzopardi, Thomas & Moffat 2019 (cwl_eval)",
     doc="Net present value: RBP with p = 1 / (1 + rate).")
+
+Reciprocal = declare(
+    BrowsingModel, "Reciprocal", 22, [_k(10, none="none")], gain_free=True,
+    formula="i / (i + 1) if i < k (or k=none) else 0: V(i) = 1 / i", reference="Clarke et al. 2008 / ndeval's ERR-IA",
+    doc="The reciprocal-rank discount: V(i) = 1 / i for i <= k, the discount of ndeval's ERR-IA and nERR-IA over "
+        "novelty-discounted gains (with ETG: sum_i g_i / i).")
 
 
 # ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from .._validate import optional_flag, optional_int
 from ..errors import ConstantMetricWarning, CwlaWarning
 from .browsing import BrowsingModel
 from .gains import Binary, GainMap, Linear
+from .intents import Intents
 
 __all__ = ["Metric", "DEFAULTS", "METRIC_OPTIONS", "ALL", "at_level", "format_metric"]
 
@@ -37,8 +38,8 @@ def _optional_positive_int(name: str, accepted: str = "an integer >= 1 or None")
 
 
 def _normalize(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
-    if value not in (None, "none", "ideal"):
-        raise ValueError(f"'normalize' of a metric must be 'ideal', 'none' or None: {value!r}")
+    if value not in (None, "none", "ideal", "full"):
+        raise ValueError(f"'normalize' of a metric must be 'ideal', 'full', 'none' or None: {value!r}")
 
 
 def _instance(kind: str, cls: type) -> object:
@@ -94,11 +95,16 @@ class Metric:
     stop : bool or None
         True: C(H) := 0, the user surely stops at H (sum L = 1). Default False
         (mass continuing past H is dropped, as in cwl_eval).
-    normalize : {"ideal", "none"} or None
-        "ideal" divides by the metric on the ideal ranking (0 where that is 0).
+    normalize : {"ideal", "full", "none"} or None
+        "ideal" divides by the metric on the ideal ranking (0 where that is 0); "full" by the metric on a
+        ranking of H documents of gain 1 (with novelty gains: each relevant to every subtopic, r_i =
+        (1 - alpha)^{i-1}), the most any ranking could score.
     judged_only : bool or None
         True: drop the unjudged documents from each ranking before anything else
         (ir_measures' ``judged_only``, trec_eval's ``-J``). Default False.
+    intents : Novelty, IntentAware or None
+        How the metric reads subtopic qrels (:mod:`cwla.metrics.intents`): novelty-discounted gains
+        (``novelty(alpha=0.5)``) or the mean over the topic's subtopics (``ia``). None: ordinary qrels.
 
     Examples
     --------
@@ -118,6 +124,8 @@ class Metric:
     stop: bool | None = attrs.field(default=None, converter=optional_flag("stop", "a metric"))
     normalize: str | None = attrs.field(default=None, validator=_normalize)
     judged_only: bool | None = attrs.field(default=None, converter=optional_flag("judged_only", "a metric"))
+    intents: Intents | None = attrs.field(default=None, validator=attrs.validators.optional(
+        _instance("intents (Novelty or IntentAware)", Intents)))
 
     @property
     def is_constant(self) -> bool:
@@ -128,17 +136,17 @@ class Metric:
 
     def with_options(self, **options: object) -> Metric:
         """A copy with the given options set (``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize``,
-        ``judged_only``)."""
+        ``judged_only``, ``intents``)."""
         return attrs.evolve(self, **options)
 
     def resolve(self, gain: GainMap | None = None, cutoff: int | None = None, depth: int | str | None = None,
                 stop: bool | None = None, normalize: str | None = None, judged_only: bool | None = None,
-                rel: float | None = None, trec_eval: int | None = None) -> Metric:
+                rel: float | None = None, trec_eval: int | None = None, intents: Intents | None = None) -> Metric:
         """A copy whose unset options take the given values, then :data:`DEFAULTS`; binary gains
         without a threshold take the relevance level ``rel`` (default 1). (trec_eval's convention,
         ``trec_eval``, changes no C/W/L/A metric: the measures where 9.0 and 10 differ are counting ones.)"""
         given = dict(gain=gain, cutoff=cutoff, depth=depth, stop=stop, normalize=normalize,
-                     judged_only=judged_only)
+                     judged_only=judged_only, intents=intents)
         values = {}
         for name, value in given.items():
             own = getattr(self, name)
@@ -186,7 +194,7 @@ def at_level(gain: GainMap, rel: float | None = None) -> GainMap:
 
 #: What an evaluation uses for options that neither the metric nor the call sets.
 DEFAULTS = {"gain": Linear(), "cutoff": None, "depth": 1000, "stop": False, "normalize": "none",
-            "judged_only": False}
+            "judged_only": False, "intents": None}
 #: the options a metric may set itself (its ``[...]`` in the text), in the grammar's order
 METRIC_OPTIONS = tuple(DEFAULTS)
 
@@ -207,5 +215,7 @@ def format_metric(metric: Metric) -> str:
         options.append(f"normalize={metric.normalize}")
     if metric.judged_only is not None:
         options.append(f"judged_only={'true' if metric.judged_only else 'false'}")
+    if metric.intents is not None:
+        options.append(f"intents={metric.intents}")
     head = f"{metric.browsing}+{metric.aggregation}"
     return head + (f"[{', '.join(options)}]" if options else "")

@@ -71,7 +71,7 @@ import re
 
 from .aggregations import AGGREGATIONS, ERG, ETG, ERRAgg, Max
 from .browsing import (AP, BPM, BROWSING_MODELS, DCG, ERR, INSQ, INST, MODELS, NERR8, NERR9, NERR10, NERR11, RBP, TABLES,
-                       USER_MODELS, Precision, Tabulated, tabulated)
+                       USER_MODELS, Precision, Reciprocal, Tabulated, tabulated)
 from .counting import (G, BinG, Bpref, CountingMeasure, InfAP, IPrec, IPrecMean, Judged, NDCGRel, NumNonRelJudgedRet,
                        NumQ, NumRel, NumRelRet, NumRet, RBPResid, RBPTrec, Recall, RelP, RnDCG, RPrec, RprecMult,
                        SetAP, SetF, SetP, Unj, Utility, ELEVEN_POINTS, NumNonJudgedRet, DCGTrec, IdealDCG,
@@ -81,6 +81,7 @@ from ..errors import MetricSyntaxError
 from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
 from .metric import ALL, METRIC_OPTIONS, Metric, format_metric
 from .summary import GeoMean
+from .intents import IntentAware, Intents, Novelty
 
 __all__ = ["parse_metric", "parse_gain", "parser_name", "format_metric", "parse_gain_text", "expand_trec_names", "trec_name", "trec_parts", "trec_sort_key", "TREC_KINDS", "TREC_ORDER",
            "CHEN_SAKAI_DEFAULTS", "TREC_DEFAULT_CUTOFFS"]
@@ -336,13 +337,15 @@ def _options(parser):
         pos = parser.peek()[2] if parser.peek() else len(parser.text)
         if key[1] == "gain":
             options["gain"] = _gain(parser)
+        elif key[1] == "intents":
+            options["intents"] = _intents(parser)
         else:
             value = parser.value()
             if key[1] in ("stop", "judged_only"):
                 value = _flag(parser, key[1], value, pos)
             elif key[1] == "normalize":
-                if value not in ("ideal", "none"):
-                    parser.fail(f"normalize must be ideal or none, got {value!r}", pos)
+                if value not in ("ideal", "full", "none"):
+                    parser.fail(f"normalize must be ideal, full or none, got {value!r}", pos)
             elif key[1] == "depth" and value == ALL:
                 pass
             elif not isinstance(value, int):
@@ -353,6 +356,24 @@ def _options(parser):
             parser.take("]")
             return options
         parser.take(",", expected="',' or ']'")
+
+
+def _intents(parser) -> Intents:
+    """``ia`` or ``novelty[(alpha=X)]`` (:mod:`cwla.metrics.intents`)."""
+    tok, args = parser.part()
+    if tok[1] == "ia" and not args:
+        return IntentAware()
+    if tok[1] != "novelty":
+        parser.fail(f"intents must be ia or novelty(alpha=X), got {tok[1]!r}", tok[2])
+    values = {}
+    for key, value, pos in args:
+        if key not in ("alpha",) or key in values:
+            parser.fail("novelty takes one parameter, alpha (e.g. novelty(alpha=0.5))", pos)
+        values[key] = _number_value(parser, value, pos, key)
+    try:
+        return Novelty(**values)
+    except (TypeError, ValueError) as err:
+        parser.fail(str(err), tok[2])
 
 
 # ---------------------------------------------------------------------------
@@ -418,6 +439,16 @@ def _ndcg(p):
                   normalize="ideal", judged_only=_judged_only(p))
 
 
+def _diversity(model, aggregation, p, normalize, alpha, depth=ALL):
+    """ndeval's measures as compositions (:mod:`cwla.metrics.intents`): ``alpha`` None: intent-aware (the mean over
+    subtopics), else novelty-discounted gains; the relevance level in the binary gain (J)."""
+    k = p.get("cutoff")
+    intents = IntentAware() if alpha is None else Novelty(alpha)
+    return Metric(model, aggregation, gain=_binary(p), cutoff=k, depth=depth,
+                  stop=None if isinstance(model, (AP, Precision)) else True,
+                  normalize=normalize, judged_only=_judged_only(p), intents=intents)
+
+
 def _cwl(model, p):
     """ir_measures' cwl_eval measures: the model's ERG over scaled gains, 1000 ranks, the user stopping at 1000."""
     return Metric(model, ERG(), gain=_scaled_or_none(p), depth=1000, stop=True)
@@ -475,6 +506,32 @@ _NAMED_MEASURES = {
     "BPM": _Named(lambda p: _cwl(BPM(T=p.get("T", 1.0), K=p["cutoff"]), p), ("cutoff", "T", "min_rel", "max_rel"),
                   required=("cutoff",), examples=("BPM@1000", "BPM(T=2.0, max_rel=3)@100"),
                   follows="cwl_eval BPM (K = the cutoff, T the benefit budget)"),
+    "alpha_nDCG": _Named(lambda p: _diversity(DCG(p.get("cutoff")), ETG(), p, "ideal", p.get("alpha", 0.5)),
+                         ("cutoff", "alpha", "rel", "judged_only"),
+                         examples=("alpha_nDCG@20", "alpha_nDCG(alpha=0.3)@10"), follows="ndeval alpha-nDCG@k"),
+    "alpha_DCG": _Named(lambda p: _diversity(DCG(p.get("cutoff")), ETG(), p, "full", p.get("alpha", 0.5)),
+                        ("cutoff", "alpha", "rel", "judged_only"),
+                        examples=("alpha_DCG@20",), follows="ndeval alpha-DCG@k (k >= 2)"),
+    "ERR_IA": _Named(lambda p: _diversity(Reciprocal(p.get("cutoff")), ETG(), p, "full", 0.5),
+                     ("cutoff", "rel", "judged_only"),
+                     examples=("ERR_IA@20",), follows="ndeval ERR-IA@k (k >= 2)"),
+    "nERR_IA": _Named(lambda p: _diversity(Reciprocal(p.get("cutoff")), ETG(), p, "ideal", 0.5),
+                      ("cutoff", "rel", "judged_only"),
+                      examples=("nERR_IA@20",), follows="ndeval nERR-IA@k"),
+    "NRBP": _Named(lambda p: _diversity(RBP(p.get("beta", 0.5)), ETG(), p, "full", p.get("alpha", 0.5), 1000),
+                   ("alpha", "beta", "rel", "judged_only"), at=None,
+                   examples=("NRBP", "NRBP(alpha=0.5, beta=0.8)"), follows="ndeval NRBP"),
+    "nNRBP": _Named(lambda p: _diversity(RBP(p.get("beta", 0.5)), ETG(), p, "ideal", p.get("alpha", 0.5), 1000),
+                    ("alpha", "beta", "rel", "judged_only"), at=None,
+                    examples=("nNRBP",), follows="ndeval nNRBP"),
+    "P_IA": _Named(lambda p: _diversity(Precision(p["cutoff"]), ERG(), p, None, None),
+                   ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                   examples=("P_IA@10",), follows="ndeval P-IA@k"),
+    "AP_IA": _Named(lambda p: _diversity(AP("qrels"), ERG(), p, None, None), ("cutoff", "rel", "judged_only"),
+                    examples=("AP_IA",), follows="ndeval MAP-IA"),
+    "StRecall": _Named(lambda p: _diversity(Precision(p["cutoff"]), ETG(), p, None, 1.0),
+                       ("cutoff", "rel", "judged_only"), required=("cutoff",),
+                       examples=("StRecall@10",), follows="ndeval strec@k (subtopic recall)"),
     "R": _Named(lambda p: Recall(p["cutoff"], rel=p.get("rel"), judged_only=_judged_only(p)),
                 ("cutoff", "rel", "judged_only"), required=("cutoff",),
                 examples=("R@1000", "R(rel=2)@100"), follows="trec_eval recall_k"),
@@ -571,6 +628,7 @@ def _points_value(text):
 
 #: ir_measures' aliases
 _NAMED_ALIASES = {"Precision": "P", "Recall": "R", "MRR": "RR", "MAP": "AP", "NDCG": "nDCG", "RPrec": "Rprec",
+                  "MAP_IA": "AP_IA",
                   "BPref": "Bpref"}
 
 
@@ -591,7 +649,7 @@ def _named(parser, tok, args):
         if convert is not None:
             value = convert(parser, value, pos)
         elif key in ("p", "T", "beta", "recall", "min_rel", "max_rel", "mult", "a", "b", "c", "d", "docs",
-                     "convention"):
+                     "convention", "alpha"):
             value = _number_value(parser, value, pos, key)
         elif key == "dcg" and value not in ("log2", "exp-log2"):
             parser.fail(f"dcg must be 'log2' or 'exp-log2', got {value!r}", pos)

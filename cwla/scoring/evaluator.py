@@ -136,6 +136,10 @@ class _Setup:
         Metric(ERR(), ERRAgg(), **metric_options)  # the options are checked even where every metric sets its own
         resolved = [m.resolve(rel=level, trec_eval=convention, **metric_options) for m in parsed]
         for m, label in zip(resolved, labels):
+            if _intents(m) is not None and (scored(m).judged_only or costs is not None or want):
+                raise ValueError(f"{label}: a metric with intents takes no judged_only, costs or expected (the "
+                                 f"subtopic judgements make its gains)")
+        for m, label in zip(resolved, labels):
             m.warn_if_constant(label, stacklevel=stacklevel + 1)
             m.warn_if_truncated(label, stacklevel=stacklevel + 1)
             if costs is not None and isinstance(m, Metric) and m.normalize == "ideal" and m.browsing.uses_costs:
@@ -173,6 +177,11 @@ class _Setup:
         return _assemble(parts, the_plans, resolved, labels, [self.requested[i] for i in rows], self.want, reported)
 
 
+def _intents(measure):
+    """A measure's ``intents`` (:mod:`cwla.metrics.intents`), or None."""
+    return getattr(scored(measure), "intents", None)
+
+
 def _assemble(parts, the_plans, resolved, labels, requested, want, reported) -> Evaluation:
     """One Evaluation (of the measures ``reported``) from the scores of every group of runs (of the measures
     ``resolved``): trec_eval's -c, the adaptive models' check, residuals, then the ideal normalisation."""
@@ -195,10 +204,12 @@ def _assemble(parts, the_plans, resolved, labels, requested, want, reported) -> 
     check_adaptive(resolved, labels, values, uppers, x_lo, x_hi)
     residuals = uppers - values  # before the normalisation: (upper - value) / ideal keeps its digits
     for plan in the_plans:
-        if plan.ideal is not None:
-            for j, i in enumerate(plan.cw):
-                if resolved[i].normalize == "ideal":
-                    values[i], residuals[i] = normalised(values[i], residuals[i], plan.ideal[j], labels[i])
+        for j, i in enumerate(plan.cw):
+            if resolved[i].normalize == "ideal":
+                values[i], residuals[i] = normalised(values[i], residuals[i], plan.ideal[j], labels[i])
+            elif resolved[i].normalize == "full":
+                best = np.full(values.shape[2], plan.full[j])
+                values[i], residuals[i] = normalised(values[i], residuals[i], best, labels[i])
     return Evaluation(
         metrics=tuple(reported),
         requested=tuple(requested),
@@ -392,6 +403,8 @@ class Evaluator:
         Evaluation
         """
         rows = self._setup.rows(metrics)
+        if any(_intents(self._setup.metrics[i]) is not None for i in rows):
+            return self._score_intents(qrels, rows)
         if isinstance(qrels, Collection):
             return self._setup.score([self._checked(qrels)], rows)
         if self._runs is None and self._groups is None:
@@ -404,6 +417,58 @@ class Evaluator:
         groups = (read_named(group, workers=setup.option("workers"), ties=setup.option("ties"),
                              order=setup.option("order")) for group in self._groups)
         return setup.score((self._join(judgements, run_set) for run_set in groups), rows)
+
+    def _score_intents(self, qrels, rows: list[int]) -> Evaluation:
+        """The metrics at ``rows``, some with ``intents``, on subtopic qrels (:mod:`cwla.scoring.intents`): the
+        others read each document's largest grade over the subtopics."""
+        from ..data.subtopics import Subtopics
+        from ..metrics.gains import Linear
+        from ..metrics.intents import Novelty
+        from .intents import ia_collection, ia_means, novelty_collection, relevance
+
+        if isinstance(qrels, (Collection, Judgements)):
+            raise CwlaError("metrics with intents read subtopic qrels (topic subtopic docno grade: a path, a frame, "
+                            "a dict or cwla.read_subtopics' Subtopics), not a prepared Collection or Judgements")
+        if self._runs is None:
+            raise CwlaError("metrics with intents need the runs in memory: build the Evaluator with the runs and "
+                            "hold=True (or call cwla.evaluate)")
+        subtopics = Subtopics.of(qrels)
+        setup = self._setup
+        parts = {}
+        plain = [i for i in rows if _intents(setup.metrics[i]) is None]
+        if plain:
+            ev = setup.score([self._join(subtopics.judgements(), self._runs)], plain)
+            parts.update((i, (ev, j)) for j, i in enumerate(plain))
+        docs, numbered = subtopics.documents()
+        col = self._join(numbered, self._runs)
+        groups = {}
+        default_level = setup.option("rel") or 1.0
+        for i in rows:
+            m = setup.metrics[i]
+            if _intents(m) is not None:
+                gain = scored(m).gain
+                level = gain.threshold if isinstance(gain, Binary) and gain.threshold is not None else default_level
+                groups.setdefault((_intents(m), level), []).append(i)
+        identity = Linear(1.0)  # the derived collections' grades are the gains
+        local = attrs.evolve(setup, metrics=tuple(attrs.evolve(m, gain=identity) if _intents(m) is not None else m
+                                                  for m in setup.metrics))
+        for (intent, level), group in groups.items():
+            rel = relevance(subtopics, docs, col, level)
+            if isinstance(intent, Novelty):
+                ev = local.score([novelty_collection(col, rel, intent.alpha)], group)
+            else:
+                derived, owner = ia_collection(col, rel)
+                ev = local.score([derived], group)
+                ev = attrs.evolve(ev, topics=col.topics, values=ia_means(ev.values, owner, len(col.topics)),
+                                  residuals=ia_means(ev.residuals, owner, len(col.topics)))
+            parts.update((i, (ev, j)) for j, i in enumerate(group))
+        first = parts[rows[0]][0]
+        return Evaluation(
+            metrics=tuple(setup.metrics[i] for i in rows), requested=tuple(setup.requested[i] for i in rows),
+            labels=tuple(setup.labels[i] for i in rows), runs=first.runs, topics=col.topics,
+            values=np.stack([parts[i][0].values[parts[i][1]] for i in rows]),
+            residuals=np.stack([parts[i][0].residuals[parts[i][1]] for i in rows]),
+            missing_topics=first.missing_topics, ignored_topics=first.ignored_topics)
 
     def _checked(self, col: Collection) -> Collection:
         """A Collection given to :meth:`score`, checked: of these runs, with these ties, no costs to join."""
@@ -509,6 +574,11 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
         return Evaluator._with(setup, None).score(qrels)
     if runs is None:
         raise ValueError("evaluate: no runs given")
+    if any(_intents(m) is not None for m in setup.metrics):  # subtopic qrels (read first, as below)
+        from ..data.subtopics import Subtopics
+
+        subtopics = Subtopics.of(qrels)
+        return Evaluator._with(setup, runs).score(subtopics)
     judgements = Judgements.of(qrels)  # the qrels first: a bad qrels file fails before the runs are read
     return Evaluator._with(setup, runs).score(judgements)
 

@@ -30,7 +30,7 @@ from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, COMPAT, count_ranki
 PRECISION, DCG, RBP, INST, AP, ERR = (CODES[n] for n in ("Precision", "DCG", "RBP", "INST", "AP", "ERR"))
 RR, INSQ, NERR8, NERR9, NERR10, NERR11 = (CODES[n] for n in ("RR", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11"))
 BPM, TBG, U, IFT_GOAL, IFT_RATE, IFT = (CODES[n] for n in ("BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT"))
-SET, NPV, TABULATED, ADAPTIVE = (CODES[n] for n in ("SET", "NPV", "Tabulated", "Adaptive"))
+SET, NPV, TABULATED, ADAPTIVE, RECIPROCAL = (CODES[n] for n in ("SET", "NPV", "Tabulated", "Adaptive", "Reciprocal"))
 # aggregation codes (cwla.metrics.aggregations)
 A_ERG, A_ETG, A_AVG, A_MAX, A_FIN, A_PE, A_ERR = (AGGREGATIONS[n].code for n in AGGREGATIONS)
 # columns of the integer metric spec (depth -1: "all", H = the ranking's length, at least Precision's/DCG's k)
@@ -81,6 +81,8 @@ def _continuation(model, mp, i, r, cg, c, cc, tab):
         return _set_weight(i + 1.0, mp[0]) / _set_weight(float(i), mp[0]) if i < mp[1] else 0.0
     if model == NPV:
         return 1.0 / (1.0 + mp[0])
+    if model == RECIPROCAL:
+        return i / (i + 1.0) if i < mp[0] else 0.0
     if model == ADAPTIVE:  # a user's function (kernel_for); NaN where it leaves [0, 1], for evaluate to report
         C = adaptive_continuation(i, r, cg, mp)
         return C if 0.0 <= C <= 1.0 else math.nan
@@ -252,7 +254,7 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     pad_hi = 1.0
     if H < 0:  # depth "all": the whole (cut) ranking; nothing is padded, so the residual is its unjudged part
         H = n
-        if (model == PRECISION or model == DCG) and H < mp[0] < math.inf:
+        if (model == PRECISION or model == DCG or model == RECIPROCAL) and H < mp[0] < math.inf:
             H = int(mp[0])
         pad_hi = 0.0
     if H == 0:

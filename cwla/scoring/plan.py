@@ -280,6 +280,27 @@ def _ideal_scores(col: Collection, metrics, glo, ghi, relsum, max_cost: float = 
     return ideal
 
 
+def _full_scores(col: Collection, metrics, max_cost: float) -> np.ndarray:
+    """(n_metrics,): each metric's score on the fullest ranking -- H documents of gain 1 (with novelty gains,
+    r_i = (1 - alpha)^{i-1}: every document relevant to every subtopic), H its cutoff, else its depth, else
+    the longest ranking (0 for the metrics not normalised so)."""
+    full = np.zeros(len(metrics))
+    longest = int(col.lengths.max()) if len(col.lengths) else 0
+    for i, m in enumerate(metrics):
+        if m.normalize != "full":
+            continue
+        bounds = [h for h in (m.cutoff, m.depth if isinstance(m.depth, int) else None) if h is not None]
+        n = min(bounds) if bounds else longest
+        alpha = getattr(m.intents, "alpha", None)
+        gains = np.ones(n) if alpha is None else (1.0 - alpha) ** np.arange(n)
+        table = np.append(gains, 0.0)[None, :]
+        arrays = (np.arange(n, dtype=np.int32), np.zeros(1, dtype=np.int64), np.array([n], dtype=np.int64), 1, n)
+        uniform = (UNIT_COSTS[0], np.array([float(max_cost)]), np.array([float(max_cost)]))
+        full[i] = _run_kernel(arrays, [m], table, table, np.array([[gains.sum()]]), with_upper=False,
+                              costs=uniform)[0][0, 0]
+    return full
+
+
 def normalised(values, residuals, ideal, label):
     """``values / ideal`` and ``residuals / ideal`` per topic; 0 where the ideal scores 0, and where it is so
     small that the division overflows (a degenerate ideal, e.g. a gain of 1e-309: said in a warning)."""
@@ -315,7 +336,8 @@ def check_adaptive(resolved, labels, *arrays) -> None:
 class Plan:
     """What one group of metrics (judged_only or not) needs from the qrels, computed once: the rows of the
     C/W/L/A metrics and of the counting measures, their gain tables, judged gain sums, the counting
-    measures' tables, and the ideal scores of the normalised metrics (or None)."""
+    measures' tables, the ideal scores of the metrics normalised by the ideal ranking (or None) and the
+    scores of the fullest ranking of those normalised by it (or None)."""
 
     judged_only: bool
     cw: list
@@ -325,6 +347,7 @@ class Plan:
     relsum: np.ndarray
     tables: tuple
     ideal: np.ndarray | None
+    full: np.ndarray | None = None
 
 
 def plans(col: Collection, resolved, labels, max_cost: float = 1.0) -> list:
@@ -344,7 +367,8 @@ def plans(col: Collection, resolved, labels, max_cost: float = 1.0) -> list:
         ideal = _ideal_scores(col, cw_metrics, glo, ghi, relsum, max_cost) \
             if any(m.normalize == "ideal" for m in cw_metrics) \
             else None
-        plans.append(Plan(only_judged, cw, counting, glo, ghi, relsum, tables, ideal))
+        full = _full_scores(col, cw_metrics, max_cost) if any(m.normalize == "full" for m in cw_metrics) else None
+        plans.append(Plan(only_judged, cw, counting, glo, ghi, relsum, tables, ideal, full))
     return plans
 
 

@@ -1,0 +1,153 @@
+"""Subtopic qrels: the judgements of intent-aware (diversity) evaluation, ndeval's ``topic subtopic docno grade``.
+
+Column 2 is the subtopic (an intent of the topic), not trec_eval's iteration; a document may be judged for
+several subtopics of a topic. :func:`read_subtopics` reads a file (plain or gzip, ``#`` comment lines
+skipped), a DataFrame (``topic``/``query_id``/``qid``, ``subtopic``/``iteration``, ``docno``/``doc_id``,
+``grade``/``relevance``) or a dict ``{topic: {subtopic: {docno: grade}}}`` into a :class:`Subtopics`.
+What the metrics with ``intents`` read from it (:mod:`cwla.metrics.intents`) is made by
+:mod:`cwla.scoring.intents`; a metric without ``intents`` reads each document's largest grade over the
+topic's subtopics.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .collection import Judgements
+from .files import read_bytes
+from .readers import line_fields
+
+__all__ = ["Subtopics", "read_subtopics", "SUBTOPICS_LAYOUT"]
+
+#: the columns of a subtopic qrels line
+SUBTOPICS_LAYOUT = "topic subtopic docno grade"
+_COLUMNS = {"topic": ("topic", "query_id", "qid"), "subtopic": ("subtopic", "iteration"),
+            "docno": ("docno", "doc_id"), "grade": ("grade", "relevance", "label")}
+
+
+@attrs.frozen(eq=False)
+class Subtopics:
+    """Subtopic judgements: a frame ``topic, subtopic, docno, grade`` (strings, float grades), one row per
+    (topic, subtopic, docno), sorted."""
+
+    frame: pd.DataFrame
+
+    @classmethod
+    def of(cls, source) -> Subtopics:
+        """``source`` if it is one, else :func:`read_subtopics` of it."""
+        return source if isinstance(source, Subtopics) else read_subtopics(source)
+
+    @property
+    def topics(self) -> tuple:
+        return tuple(sorted(set(self.frame["topic"])))
+
+    def judgements(self) -> Judgements:
+        """Ordinary qrels: each (topic, docno) at its largest grade over the subtopics."""
+        flat = self.frame.groupby(["topic", "docno"], sort=True, as_index=False)["grade"].max()
+        return Judgements.of(flat)
+
+    def documents(self) -> tuple[pd.DataFrame, Judgements]:
+        """The judged documents, one row per (topic, docno) numbered 0, 1, ... within the topic (``doc``), and
+        qrels whose grade is that number: joined with runs, its grade codes say which document is where."""
+        docs = self.frame[["topic", "docno"]].drop_duplicates().sort_values(["topic", "docno"],
+                                                                              ignore_index=True)
+        docs["doc"] = docs.groupby("topic").cumcount()
+        return docs, Judgements.of(docs.rename(columns={"doc": "grade"}).astype({"grade": np.float64}))
+
+    def __repr__(self) -> str:
+        f = self.frame
+        return (f"<Subtopics: {f['topic'].nunique()} topics, {len(f.drop_duplicates(['topic', 'subtopic']))} "
+                f"subtopics, {len(f)} judgements>")
+
+
+def read_subtopics(source) -> Subtopics:
+    """Read subtopic qrels (ndeval's ``topic subtopic docno grade``) from a file, a DataFrame or a dict
+    ``{topic: {subtopic: {docno: grade}}}``; every problem is an :class:`~cwla.InputError` naming where."""
+    if isinstance(source, (str, os.PathLike)):
+        frame = _read_file(source)
+    elif isinstance(source, pd.DataFrame):
+        frame = _read_frame(source)
+    elif isinstance(source, Mapping):
+        frame = _read_dict(source)
+    else:
+        raise TypeError(f"read_subtopics() accepts a path to a subtopic qrels file ({SUBTOPICS_LAYOUT}), a "
+                        f"DataFrame or a dict {{topic: {{subtopic: {{docno: grade}}}}}}, got {type(source).__name__}")
+    if frame.empty:
+        raise InputError(f"subtopic qrels {_name(source)} are empty: nothing is judged (expected {SUBTOPICS_LAYOUT})")
+    frame = frame.sort_values(["topic", "subtopic", "docno"], ignore_index=True)
+    twice = frame.duplicated(["topic", "subtopic", "docno"])
+    if twice.any():
+        row = frame[twice].iloc[0]
+        raise InputError(f"subtopic qrels {_name(source)}: docno {row['docno']!r} is judged twice for subtopic "
+                         f"{row['subtopic']!r} of topic {row['topic']!r}")
+    if (frame["topic"] == "all").any():
+        raise InputError(f"subtopic qrels {_name(source)}: a topic is named 'all', which the per-topic outputs use "
+                         f"for the mean; rename it")
+    return Subtopics(frame)
+
+
+def _name(source) -> str:
+    return os.fsdecode(source) if isinstance(source, (str, os.PathLike)) else f"({type(source).__name__})"
+
+
+def _grade(text, where: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: grade {text!r} is not a number") from None
+    if isinstance(text, bool) or not math.isfinite(value):
+        raise InputError(f"{where}: grade {text!r} is not a finite number")
+    return value
+
+
+def _read_file(path) -> pd.DataFrame:
+    label = os.fsdecode(path)
+    rows = []
+    for lineno, fields in line_fields(read_bytes(path, "subtopic qrels", layout=SUBTOPICS_LAYOUT), label,
+                                      comments=True):
+        if len(fields) != 4:
+            raise InputError(f"{label}, line {lineno}: expected 4 columns ({SUBTOPICS_LAYOUT}), found {len(fields)}")
+        rows.append((fields[0], fields[1], fields[2], _grade(fields[3], f"{label}, line {lineno}")))
+    return pd.DataFrame(rows, columns=["topic", "subtopic", "docno", "grade"])
+
+
+def _read_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    chosen = {}
+    for role, names in _COLUMNS.items():
+        present = [n for n in names if n in frame.columns]
+        if not present:
+            raise InputError(f"subtopic qrels DataFrame has no {' or '.join(names)} column (found "
+                             f"{list(frame.columns)}); accepted: {SUBTOPICS_LAYOUT} or ir_datasets' query_id, "
+                             f"iteration, doc_id, relevance")
+        chosen[role] = present[0]
+    out = {}
+    for role in ("topic", "subtopic", "docno"):
+        column = frame[chosen[role]]
+        if column.isna().any():
+            raise InputError(f"subtopic qrels DataFrame, row {column.index[column.isna()][0]!r}: {role} is missing")
+        out[role] = column.astype(str).to_numpy()
+    out["grade"] = [_grade(v, f"subtopic qrels DataFrame, row {i!r}") for i, v in frame[chosen["grade"]].items()]
+    return pd.DataFrame(out, columns=["topic", "subtopic", "docno", "grade"])
+
+
+def _read_dict(source: Mapping) -> pd.DataFrame:
+    rows = []
+    for topic, subtopics in source.items():
+        if not isinstance(subtopics, Mapping):
+            raise InputError(f"subtopic qrels dict: topic {topic!r} maps to a {type(subtopics).__name__}; accepted: "
+                             f"{{topic: {{subtopic: {{docno: grade}}}}}}")
+        for subtopic, docs in subtopics.items():
+            if not isinstance(docs, Mapping):
+                raise InputError(f"subtopic qrels dict: subtopic {subtopic!r} of topic {topic!r} maps to a "
+                                 f"{type(docs).__name__}; accepted: {{topic: {{subtopic: {{docno: grade}}}}}}")
+            for docno, grade in docs.items():
+                where = f"subtopic qrels dict, topic {topic!r}, subtopic {subtopic!r}, docno {docno!r}"
+                rows.append((str(topic), str(subtopic), str(docno), _grade(grade, where)))
+    return pd.DataFrame(rows, columns=["topic", "subtopic", "docno", "grade"])
