@@ -434,11 +434,11 @@ class Evaluator:
                             "hold=True (or call cwla.evaluate)")
         subtopics = Subtopics.of(qrels)
         setup = self._setup
-        parts = {}
+        parts = {}  # row -> (values, residuals) of shape (n_runs, n_topics)
         plain = [i for i in rows if _intents(setup.metrics[i]) is None]
         if plain:
             ev = setup.score([self._join(subtopics.judgements(), self._runs)], plain)
-            parts.update((i, (ev, j)) for j, i in enumerate(plain))
+            parts.update((i, (ev.values[j], ev.residuals[j])) for j, i in enumerate(plain))
         docs, numbered = subtopics.documents()
         col = self._join(numbered, self._runs)
         groups = {}
@@ -456,19 +456,22 @@ class Evaluator:
             rel = relevance(subtopics, docs, col, level)
             if isinstance(intent, Novelty):
                 ev = local.score([novelty_collection(col, rel, intent.alpha)], group)
+                values, residuals = ev.values, ev.residuals
             else:
                 derived, owner = ia_collection(col, rel)
-                ev = local.score([derived], group)
-                ev = attrs.evolve(ev, topics=col.topics, values=ia_means(ev.values, owner, len(col.topics)),
-                                  residuals=ia_means(ev.residuals, owner, len(col.topics)))
-            parts.update((i, (ev, j)) for j, i in enumerate(group))
-        first = parts[rows[0]][0]
+                shape = (len(group), len(col.runs), len(col.topics))
+                if len(owner):
+                    ev = local.score([derived], group)
+                    values = ia_means(ev.values, owner, len(col.topics))
+                    residuals = ia_means(ev.residuals, owner, len(col.topics))
+                else:  # no subtopic of any topic has a relevant document: every score is 0
+                    values, residuals = np.zeros(shape), np.zeros(shape)
+            parts.update((i, (values[j], residuals[j])) for j, i in enumerate(group))
         return Evaluation(
             metrics=tuple(setup.metrics[i] for i in rows), requested=tuple(setup.requested[i] for i in rows),
-            labels=tuple(setup.labels[i] for i in rows), runs=first.runs, topics=col.topics,
-            values=np.stack([parts[i][0].values[parts[i][1]] for i in rows]),
-            residuals=np.stack([parts[i][0].residuals[parts[i][1]] for i in rows]),
-            missing_topics=first.missing_topics, ignored_topics=first.ignored_topics)
+            labels=tuple(setup.labels[i] for i in rows), runs=col.runs, topics=col.topics,
+            values=np.stack([parts[i][0] for i in rows]), residuals=np.stack([parts[i][1] for i in rows]),
+            missing_topics=col.missing_topics, ignored_topics=col.ignored_topics)
 
     def _checked(self, col: Collection) -> Collection:
         """A Collection given to :meth:`score`, checked: of these runs, with these ties, no costs to join."""
