@@ -439,6 +439,11 @@ def _ndcg(p):
                   normalize="ideal", judged_only=_judged_only(p))
 
 
+def _k20(p) -> int:
+    """The cutoff of ndeval's measures read to a depth: @k, else ndeval's deepest, 20 (setting it in ``p``)."""
+    return p.setdefault("cutoff", 20)
+
+
 def _diversity(model, aggregation, p, normalize, alpha, depth=ALL):
     """ndeval's measures as compositions (:mod:`cwla.metrics.intents`): ``alpha`` None: intent-aware (the mean over
     subtopics), else novelty-discounted gains; the relevance level in the binary gain (J)."""
@@ -506,16 +511,16 @@ _NAMED_MEASURES = {
     "BPM": _Named(lambda p: _cwl(BPM(T=p.get("T", 1.0), K=p["cutoff"]), p), ("cutoff", "T", "min_rel", "max_rel"),
                   required=("cutoff",), examples=("BPM@1000", "BPM(T=2.0, max_rel=3)@100"),
                   follows="cwl_eval BPM (K = the cutoff, T the benefit budget)"),
-    "alpha_nDCG": _Named(lambda p: _diversity(DCG(p.get("cutoff")), ETG(), p, "ideal", p.get("alpha", 0.5)),
+    "alpha_nDCG": _Named(lambda p: _diversity(DCG(_k20(p)), ETG(), p, "ideal", p.get("alpha", 0.5)),
                          ("cutoff", "alpha", "rel", "judged_only"),
                          examples=("alpha_nDCG@20", "alpha_nDCG(alpha=0.3)@10"), follows="ndeval alpha-nDCG@k"),
-    "alpha_DCG": _Named(lambda p: _diversity(DCG(p.get("cutoff")), ETG(), p, "full", p.get("alpha", 0.5)),
+    "alpha_DCG": _Named(lambda p: _diversity(DCG(_k20(p)), ETG(), p, "full", p.get("alpha", 0.5)),
                         ("cutoff", "alpha", "rel", "judged_only"),
                         examples=("alpha_DCG@20",), follows="ndeval alpha-DCG@k (k >= 2)"),
-    "ERR_IA": _Named(lambda p: _diversity(Reciprocal(p.get("cutoff")), ETG(), p, "full", 0.5),
+    "ERR_IA": _Named(lambda p: _diversity(Reciprocal(_k20(p)), ETG(), p, "full", 0.5),
                      ("cutoff", "rel", "judged_only"),
                      examples=("ERR_IA@20",), follows="ndeval ERR-IA@k (k >= 2)"),
-    "nERR_IA": _Named(lambda p: _diversity(Reciprocal(p.get("cutoff")), ETG(), p, "ideal", 0.5),
+    "nERR_IA": _Named(lambda p: _diversity(Reciprocal(_k20(p)), ETG(), p, "ideal", 0.5),
                       ("cutoff", "rel", "judged_only"),
                       examples=("nERR_IA@20",), follows="ndeval nERR-IA@k"),
     "NRBP": _Named(lambda p: _diversity(RBP(p.get("beta", 0.5)), ETG(), p, "full", p.get("alpha", 0.5), 1000),
@@ -524,13 +529,13 @@ _NAMED_MEASURES = {
     "nNRBP": _Named(lambda p: _diversity(RBP(p.get("beta", 0.5)), ETG(), p, "ideal", p.get("alpha", 0.5), 1000),
                     ("alpha", "beta", "rel", "judged_only"), at=None,
                     examples=("nNRBP",), follows="ndeval nNRBP"),
-    "P_IA": _Named(lambda p: _diversity(Precision(p["cutoff"]), ERG(), p, None, None),
-                   ("cutoff", "rel", "judged_only"), required=("cutoff",),
+    "P_IA": _Named(lambda p: _diversity(Precision(_k20(p)), ERG(), p, None, None),
+                   ("cutoff", "rel", "judged_only"),
                    examples=("P_IA@10",), follows="ndeval P-IA@k"),
     "AP_IA": _Named(lambda p: _diversity(AP("qrels"), ERG(), p, None, None), ("cutoff", "rel", "judged_only"),
                     examples=("AP_IA",), follows="ndeval MAP-IA"),
-    "StRecall": _Named(lambda p: _diversity(Precision(p["cutoff"]), ETG(), p, None, 1.0),
-                       ("cutoff", "rel", "judged_only"), required=("cutoff",),
+    "StRecall": _Named(lambda p: _diversity(Precision(_k20(p)), ETG(), p, None, 1.0),
+                       ("cutoff", "rel", "judged_only"),
                        examples=("StRecall@10",), follows="ndeval strec@k (subtopic recall)"),
     "R": _Named(lambda p: Recall(p["cutoff"], rel=p.get("rel"), judged_only=_judged_only(p)),
                 ("cutoff", "rel", "judged_only"), required=("cutoff",),
@@ -958,6 +963,8 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
     >>> str(parse_metric("P.10")), str(parse_metric("recall_1000"))
     ('Precision(k=10)+ERG[gain=binary, cutoff=10, depth=all]', 'R@1000')
     """
+    if isinstance(text, str) and text.lstrip().startswith("\u03b1_"):  # ir_measures' α_nDCG is alpha_nDCG
+        text = text.replace("\u03b1_", "alpha_", 1)
     if isinstance(text, str) and _trec_match(text) is not None:  # before tokenising: 11pt_avg..25,.5
         return _trec(_Parser.whole(text), text)
     parser = _Parser(text)
