@@ -11,6 +11,7 @@ from pathlib import Path
 
 import cwla
 from cwla import aggregations, browsing, counting, cwl, gains, text
+from cwla.metrics import intents, summary
 
 OUT = Path(__file__).with_name("metrics.md")
 
@@ -46,17 +47,23 @@ def ir_measures_table() -> str:
 
 
 def trec_eval_table() -> str:
+    from cwla.bridges.trec_eval import TREC_10_ONLY
+
     rows = []
-    forms = {None: "`{0}`", "cutoff": "`{0}_k`, `{0}.k`", "recall": "`{0}_x`", "beta": "`{0}`, `{0}.beta`"}
-    for name, (irm, at) in text._TREC.items():
+    forms = {None: "`{0}`", "cut": "`{0}_k`, `{0}.k`", "level": "`{0}_x`, `{0}.x`", "list": "`{0}`, `{0}.a,b,...`",
+             "pairs": "`{0}`, `{0}.g=v,...`"}
+    for name, (kind, build) in text._TREC.items():
+        version = "trec_eval 10" if name in TREC_10_ONLY else "trec_eval 9.0 and 10"
+        if build is None:
+            rows.append(f"| {forms[kind].format(name)} | printed by `cwla eval --format trec` | | {version} |")
+            continue
         if name in text.TREC_DEFAULT_CUTOFFS:
             example = text.trec_name(f"{name}.{text.TREC_DEFAULT_CUTOFFS[name][1]}")
         else:
             example = name
-        form = forms[at].format(name)
-        rows.append(f"| {form} | `{irm}` | {_cell(example)} | {_meaning(example)} |")
-    rows.append(f"| `ndcg.g=v,...` | `nDCG(gains=...)` | `ndcg.1=3,2=9,4=4.5` | {_meaning('ndcg.1=3,2=9,4=4.5')} |")
-    return "| trec_eval | ir_measures | example | C/W/L/A meaning (canonical text) |\n|---|---|---|---|\n" + \
+        rows.append(f"| {forms[kind].format(name)} | {_cell(example)} | {_meaning(example)} | {version} |")
+    rows.append(f"| `ndcg.g=v,...` | `ndcg.1=3,2=9,4=4.5` | {_meaning('ndcg.1=3,2=9,4=4.5')} | trec_eval 9.0 and 10 |")
+    return "| trec_eval | example | C/W/L/A meaning (canonical text) | semantics of |\n|---|---|---|---|\n" + \
         "\n".join(rows)
 
 
@@ -165,6 +172,18 @@ canonical text shows `gain=binary` for it.
 
 ```
 {_doc(counting)}
+```
+
+## Geometric means over topics (`cwla.metrics.summary`)
+
+```
+{_doc(summary)}
+```
+
+## Intent-aware (diversity) metrics (`cwla.metrics.intents`)
+
+```
+{_doc(intents)}
 ```
 
 ## Chen & Sakai's grid: 42 combinations, 39 valid
