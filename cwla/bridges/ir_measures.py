@@ -69,6 +69,7 @@ from ..errors import CwlaError, MetricSyntaxError
 from ..scoring.evaluator import evaluate
 from ..metrics.gains import Binary, Exponential, GainMap, Linear, Scaled, Table
 from ..metrics.metric import Metric
+from ..metrics.summary import scored
 from ..data.readers import read_run
 from ..metrics.text import parse_metric
 
@@ -214,6 +215,21 @@ def _read_qrels(qrels: QrelsLike, where: str) -> Judgements | None:
         return Judgements.of(qrels)
     except (CwlaError, TypeError) as err:
         raise type(err)(f"{where}: the qrels could not be read: {err}. {_accepted('qrels')}") from None
+
+
+def _read_subtopics(qrels, where: str):
+    """Subtopic qrels (the diversity measures: ir_measures' ``iteration`` is the subtopic), or None when empty."""
+    from ..data.subtopics import read_subtopics
+
+    qrels = _materialised(qrels)
+    if _is_empty(qrels):
+        return None
+    if isinstance(qrels, (list, tuple)):
+        qrels = pd.DataFrame([q._asdict() if hasattr(q, "_asdict") else q for q in qrels])
+    try:
+        return read_subtopics(qrels)
+    except (CwlaError, TypeError) as err:
+        raise type(err)(f"{where}: the subtopic qrels could not be read: {err}") from None
 
 
 def _read_run(run: RunLike, where: str) -> pd.DataFrame | None:
@@ -451,7 +467,10 @@ class CwlaEvaluator(Evaluator):
         if wrong:
             raise TypeError(f"the cwla provider computes only cwla measures (cwla.ir_measures.measure(...)); got "
                             f"{wrong}")
-        self._judgements = _read_qrels(qrels, "ir_measures evaluator with cwla measures")
+        if any(getattr(scored(m.metric), "intents", None) is not None for m in chosen):
+            self._judgements = _read_subtopics(qrels, "ir_measures evaluator with cwla measures")
+        else:
+            self._judgements = _read_qrels(qrels, "ir_measures evaluator with cwla measures")
         super().__init__(chosen, set() if self._judgements is None else set(self._judgements.topics))
 
     def _iter_calc(self, run: RunLike) -> Iterator[_IrmMetric]:

@@ -198,3 +198,21 @@ def test_what_intents_refuse():
         parse_metric("AP+ERG[intents=diverse]")
     with pytest.raises(cwla.MetricSyntaxError, match=r"'alpha' of novelty must be a number in \[0, 1\]"):
         parse_metric("AP+ERG[intents=novelty(alpha=2)]")
+
+
+def test_the_cwla_provider_of_ir_measures_and_the_command_line_read_subtopic_qrels(tmp_path, capsys):
+    ir_measures = pytest.importorskip("ir_measures")
+    import cwla.ir_measures as bridge
+    from cwla.bridges.cli import main
+
+    qrels = [ir_measures.Qrel("q", d, 1, s) for s, docs in HAND_QRELS["q"].items() for d in docs]
+    run = [ir_measures.ScoredDoc("q", d, s) for d, s in HAND_RUN["q"].items()]
+    got = ir_measures.calc_aggregate([bridge.measure("alpha_nDCG@5"), bridge.measure("AP_IA")], qrels, run)
+    assert got[bridge.measure("alpha_nDCG@5")] == pytest.approx(HAND["alpha_nDCG@5"], abs=5e-7)
+    assert got[bridge.measure("AP_IA")] == pytest.approx(HAND["AP_IA"], abs=5e-7)
+    sub, res = tmp_path / "sub.txt", tmp_path / "run.txt"
+    sub.write_text("".join(f"q {s} {d} 1\n" for s, docs in HAND_QRELS["q"].items() for d in docs))
+    res.write_text("".join(f"q Q0 {d} {i + 1} {s} r\n" for i, (d, s) in enumerate(HAND_RUN["q"].items())))
+    assert main(["eval", "--format", "trec", "-m", "nERR_IA@5", "-m", "P@5", str(sub), str(res)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["nERR_IA@5             \tall\t0.6455",
+                                                   "P@5                   \tall\t0.8000"]
