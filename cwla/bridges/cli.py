@@ -234,9 +234,11 @@ def _eval_parser(commands):
                         "lines (trec_eval's -Z)")
     p.add_argument("-N", dest="docs", type=float, metavar="NUM",
                    help="the number of documents in the collection (trec_eval's -N; utility's d term)")
-    p.add_argument("-R", dest="rel_format", choices=("qrels",), default="qrels",
-                   help="the format of QRELS (trec_eval's -R): qrels (the only one so far; trec_eval's prefs, "
-                        "qrels_prefs and qrels_jg are not read yet)")
+    p.add_argument("-R", dest="rel_format", choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"), default="qrels",
+                   help="with --format trec, the format of QRELS (trec_eval's -R): qrels (default), prefs (preference "
+                        "judgements: qid jg jsg docno rel_level), qrels_prefs (preferences from qrels) or qrels_jg "
+                        "(judgement groups in the qrels' second column); the last three take trec_eval's prefs_* "
+                        "and *_avgjg measures (-m all_prefs, -m qrels_jg)")
     p.set_defaults(func=_cmd_eval)
 
 
@@ -361,8 +363,8 @@ def _cmd_eval(args) -> int:
     from ..scoring.evaluator import evaluate
 
     if args.format == "trec":
-        return _cmd_trec_eval(args)
-    for flag, value in (("-Z", args.zscores), ("-N", args.docs)):
+        return _cmd_trec_prefs(args) if args.rel_format != "qrels" else _cmd_trec_eval(args)
+    for flag, value in (("-Z", args.zscores), ("-N", args.docs), ("-R", None if args.rel_format == "qrels" else 1)):
         if value is not None:
             raise ValueError(f"{flag} is trec_eval's: it applies with --format trec")
     metrics, options = scoring_options(args)
@@ -384,11 +386,36 @@ def _cmd_eval(args) -> int:
     return 0
 
 
+def _cmd_trec_prefs(args) -> int:
+    """``cwla eval --format trec -R prefs|qrels_prefs|qrels_jg``: trec_eval's preference and judgement-group
+    measures (:mod:`cwla.bridges.trec_prefs`)."""
+    from .trec_prefs import trec_prefs_lines
+
+    refused = [flag for flag, given in (("-Z", args.zscores), ("-N", args.docs), ("--gain", args.gain),
+                                         ("--cutoff", args.cutoff), ("--depth", args.depth), ("--stop", args.stop))
+               if given]
+    if refused:
+        raise ValueError(f"{', '.join(refused)} do not apply to -R {args.rel_format} (trec_eval's preference and "
+                         f"judgement-group measures)")
+    convention = args.trec_eval or 9
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = trec_prefs_lines(args.qrels, args.runs, rel_format=args.rel_format, measures=args.metrics,
+                                per_topic=args.per_topic, complete=args.complete, max_docs=args.max_docs,
+                                rel_level=1 if args.rel is None else args.rel, judged_only=args.judged_only,
+                                convention=convention)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    return 0
+
+
 def _cmd_trec_eval(args) -> int:
     """``cwla eval --format trec``: trec_eval's measure selection, output and options (:mod:`cwla.bridges.trec_eval`)."""
     from ..data.collection import prepare
     from ..scoring.evaluator import as_metrics, evaluate
-    from .trec_eval import read_zscores, relstrings, trec_eval_lines, trec_measures
+    from .trec_eval import read_zscores, relstrings, run_tag, trec_eval_lines, trec_measures
 
     convention = args.trec_eval or 9
     if args.docs is not None and not (math.isfinite(args.docs) and args.docs >= 0):
@@ -411,7 +438,7 @@ def _cmd_trec_eval(args) -> int:
             if options["judged_only"]:
                 col = col.judged_only()
             strings = relstrings(col, length)
-    tags = [_run_tag(path) for path in args.runs]
+    tags = [run_tag(path) for path in args.runs]
     sys.stdout.write(trec_eval_lines(ev, names, tags=tags, per_topic=args.per_topic, complete=args.complete,
                                      convention=convention, zscores=zscores, relstring=strings))
     sys.stdout.flush()
@@ -420,19 +447,6 @@ def _cmd_trec_eval(args) -> int:
     for line in topic_notes(ev):
         print(line, file=sys.stderr)
     return 0
-
-
-def _run_tag(path) -> str:
-    """trec_eval's runid of a run file: the sixth field of its last line."""
-    from ..data.files import read_bytes
-    from ..data.trec_format import RUN_LAYOUT
-
-    data = read_bytes(path, "run", layout=RUN_LAYOUT)
-    for line in reversed(data.splitlines()):
-        fields = line.split()
-        if len(fields) >= 6 and not line.lstrip().startswith(b"#"):
-            return fields[5].decode("utf-8", "replace")
-    return os.path.basename(os.fsdecode(path))
 
 
 def trec_lines(ev, per_topic: bool = False) -> str:

@@ -69,7 +69,7 @@ from ..errors import CwlaError, MetricSyntaxError
 from ..scoring.evaluator import evaluate
 from ..metrics.gains import Binary, Exponential, GainMap, Linear, Scaled, Table
 from ..metrics.metric import Metric
-from ..metrics.summary import scored
+from ..metrics.summary import MEASURE_TYPES, scored
 from ..data.readers import read_run
 from ..metrics.text import parse_metric
 
@@ -334,7 +334,7 @@ def measure(metric: str | Metric | CountingMeasure | _irm.Measure, *, qrels: Qre
         text = metric.text
     elif isinstance(metric, str):
         text = metric
-    elif isinstance(metric, (Metric, CountingMeasure)):
+    elif isinstance(metric, MEASURE_TYPES):
         text = str(metric)
     elif isinstance(metric, _irm.Measure):
         text = repr(metric)

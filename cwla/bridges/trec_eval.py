@@ -24,14 +24,17 @@ What trec_eval (usnistgov/trec_eval, ``trec_eval.c``, ``measures.c``, ``meas_*.c
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
+from ..data.files import read_bytes
+from ..data.trec_format import RUN_LAYOUT
 from ..errors import InputError
 from ..metrics.text import TREC_KINDS, TREC_ORDER, expand_trec_names, parse_metric, trec_name, trec_parts, trec_sort_key
 
 __all__ = ["NICKNAMES", "TREC_10_ONLY", "trec_measures", "trec_eval_lines", "read_zscores", "relstrings",
-           "MISSING_ZSCORE_VALUE"]
+           "run_tag", "MISSING_ZSCORE_VALUE"]
 
 _OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
              "recip_rank", "iprec_at_recall", "P")
@@ -125,6 +128,16 @@ def _with_docs(text: str, docs: float):
     import attrs
 
     return attrs.evolve(parse_metric(text), docs=docs)
+
+
+def run_tag(path) -> str:
+    """trec_eval's runid of a run file: the sixth field of its last line that is neither blank nor a comment."""
+    data = bytes(read_bytes(path, "run", layout=RUN_LAYOUT))
+    for line in reversed(data.splitlines()):
+        fields = line.split()
+        if len(fields) >= 6 and not line.lstrip().startswith(b"#"):
+            return fields[5].decode("utf-8", "replace")
+    return os.path.basename(os.fsdecode(path))
 
 
 def read_zscores(path) -> dict:

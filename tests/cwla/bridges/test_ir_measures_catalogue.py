@@ -40,6 +40,8 @@ PROVIDER_MEANS = {("cwl_eval", "AP"): "AP(R=retrieved)+ERG[gain=binary(threshold
 def _examples() -> list:
     out = []
     for name, measure in sorted(ir_measures.measures.registry.items()):
+        if name == "cwla":  # cwla's own measure, registered once cwla.ir_measures is imported
+            continue
         params = {k: REQUIRED[k] for k, info in measure.SUPPORTED_PARAMS.items() if info.required}
         out.append(str(measure(**params)))
     return list(dict.fromkeys(out + EXTRA))

@@ -191,7 +191,7 @@ def test_constant_metric_warns_and_scores_a_constant():
     ("RBP(p=0.8)+ERG[cutoff=0]", "'cutoff' of a metric must be an integer >= 1 or None: 0"),
     ("RBP(p=0.8)+ERG[cutoff=2.5]", "cutoff must be an integer, got 2.5"),
     ("RBP(p=0.8)+ERG[stop=maybe]", "stop must be true or false, got 'maybe'"),
-    ("RBP(p=0.8)+ERG[normalize=max]", "normalize must be ideal or none, got 'max'"),
+    ("RBP(p=0.8)+ERG[normalize=max]", "normalize must be ideal, full or none, got 'max'"),
     ("RBP(p=0.8)+ERG[colour=red]", "unknown option 'colour'"),
     ("RBP(p=0.8)+ERG[depth=5, depth=6]", "option 'depth' given twice"),
     ("RBP(p=0.8)+ERG[cutoff=10, cutoff=20]", "option 'cutoff' given twice at position 26"),
@@ -222,7 +222,7 @@ def test_metric_values_validate_their_fields():
         Metric("RBP", ERG())
     with pytest.raises(ValueError, match=re.escape("'depth' of a metric must be an integer >= 1, 'all' or None: 0")):
         Metric(RBP(), ERG(), depth=0)
-    with pytest.raises(ValueError, match=re.escape("'normalize' of a metric must be 'ideal', 'none' or None")):
+    with pytest.raises(ValueError, match=re.escape("'normalize' of a metric must be 'ideal', 'full', 'none' or None")):
         Metric(RBP(), ERG(), normalize="max")
     with pytest.raises(TypeError, match="'stop' of a metric must be True, False or None"):
         Metric(RBP(), ERG(), stop="yes")
