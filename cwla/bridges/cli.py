@@ -402,7 +402,8 @@ def _cmd_trec_prefs(args) -> int:
         warnings.simplefilter("always")
         text = trec_prefs_lines(args.qrels, args.runs, rel_format=args.rel_format, measures=args.metrics,
                                 per_topic=args.per_topic, complete=args.complete, max_docs=args.max_docs,
-                                rel_level=1 if args.rel is None else args.rel, judged_only=args.judged_only,
+                                rel_level=1 if args.rel is None else (int(args.rel) if float(args.rel).is_integer()
+                                                                      else args.rel), judged_only=args.judged_only,
                                 convention=convention)
     sys.stdout.write(text)
     sys.stdout.flush()

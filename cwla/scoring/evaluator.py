@@ -26,7 +26,7 @@ from ..data.runset import RunSet, check_order, check_ties, file_groups, named_ru
 from ..errors import CwlaError, ParameterError
 from ..metrics.aggregations import ERRAgg
 from ..metrics.browsing import ERR, MAX_CUTOFF
-from ..metrics.counting import CONVENTIONS, CountingMeasure
+from ..metrics.counting import CONVENTIONS
 from ..metrics.gains import Binary, GainMap
 from ..metrics.metric import METRIC_OPTIONS, Metric
 from ..metrics.summary import MEASURE_TYPES, scored
