@@ -84,6 +84,8 @@ def _cwl_continuation(model, p, r, i, cg):
         return w(i + 1) / w(i) if i < p["k"] else 0.0
     if model == "NPV":
         return 1 / (1 + p["rate"])
+    if model == "Reciprocal":  # V(i) = 1 / i
+        return i / (i + 1) if p["k"] is None or i < p["k"] else 0.0
     if model == "Tabulated":
         table = p["C"]
         return table[i - 1] if i <= len(table) else 0.0

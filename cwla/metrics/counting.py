@@ -428,6 +428,10 @@ class Utility(CountingMeasure):
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
+def _floats(value: tuple) -> tuple:
+    return tuple(finite_float(x) for x in value)
+
+
 def _points(instance, attribute, value):
     if not value or not all(0.0 <= x <= 1.0 for x in value):
         raise ValueError(f"'points' of IPrecMean must be recall levels in [0, 1], at least one: {value!r}")
@@ -437,8 +441,7 @@ def _points(instance, attribute, value):
 class IPrecMean(CountingMeasure):
     """The mean of the interpolated precisions at the recall ``points`` (trec_eval ``11pt_avg``)."""
 
-    points: tuple = attrs.field(default=ELEVEN_POINTS, converter=lambda v: tuple(finite_float(x) for x in v),
-                                validator=_points)
+    points: tuple = attrs.field(default=ELEVEN_POINTS, converter=_floats, validator=_points)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
     convention: int | None = attrs.field(default=None, validator=_convention, kw_only=True)
@@ -519,7 +522,7 @@ class RBPResid(CountingMeasure):
         return [f"p={fmt(self.p)}"] if self.p != 0.9 else []
 
 
-def _gains_pairs(value) -> tuple:
+def _gains_pairs(value: dict | tuple) -> tuple:
     """``{grade: gain}`` (or pairs) as sorted ``((grade, gain), ...)``, numbers checked."""
     items = value.items() if isinstance(value, dict) else value
     return tuple(sorted((finite_float(g), finite_float(v)) for g, v in items))

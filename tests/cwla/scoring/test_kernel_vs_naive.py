@@ -58,11 +58,12 @@ def _naive(metric, ranking, judged, grades_present):
     R = sum(table[g] for g in judged)
 
     def depth(length):
-        # depth "all": the (cut) ranking's length, at least Precision's or DCG's k
+        # depth "all": the (cut) ranking's length, at least Precision's, DCG's or Reciprocal's k
         if not whole:
             return metric.depth
         n = min(length, cutoff or length)
-        return max(n, param) if model in ("Precision", "DCG") and param < math.inf else n
+        k = param if model in ("Precision", "DCG") else (param["k"] if model == "Reciprocal" else None)
+        return max(n, k) if k is not None and k < math.inf else n
 
     def score(gains, upper):
         H = depth(len(gains))
