@@ -90,6 +90,8 @@ __all__ = [
 # kernel codes
 RECALL, RPREC, BPREF, JUDGED, SETP, SETRELP, SETF, SETAP, IPREC, NUMREL, NUMRET, NUMRELRET, NUMQ = range(13)
 RELP, RPREC_MULT, UTILITY, IPREC_MEAN, INFAP, BING, NUMNONREL, UNJ, RBP_RESID, NUMNONJUDGED, ACCURACY = range(13, 24)
+#: the first code of trec_eval's other measures (trec_ranking, gain_ranking: their own kernel pass)
+FIRST_TREC = RELP
 # the measures over grades as gains, with the topic's ideal ranking (gain_ranking)
 G_TREC, NDCG_REL, RNDCG, RBP_TREC, DCG_TREC, IDEAL_DCG, COMPAT = range(40, 47)
 # columns of the integer spec: code, relevance-level row, cutoff k (-1: none), row of the gain tables (-1: none)
@@ -719,6 +721,69 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
         return 1.0
     if code == NUMRET:
         return float(n)
+    if upper:
+        for i in range(n):
+            if kinds[codes[start + i]] == UNJUDGED:
+                R += 1.0
+    if code == NUMREL:
+        return R
+    kk = n if (k < 0 or k > n) else k
+    if code == JUDGED:  # ir_measures: a document with any judgement, negative grades included
+        if kk == 0:
+            return 0.0
+        if upper:
+            return 1.0
+        judged = 0.0
+        for i in range(kk):
+            if kinds[codes[start + i]] != UNJUDGED:
+                judged += 1.0
+        return judged / kk
+    if code == IPREC:
+        return _interpolated(codes, start, n, kinds, upper, _recall_cut(fpar, R, int(fp[1])))
+    if code == RPREC:
+        kk = int(R) if R < n else n
+    hits = 0.0  # relevant in the top kk
+    found = 0.0  # relevant in the whole ranking
+    nonrel = 0.0  # judged non-relevant so far (0 <= grade < level)
+    bpref = 0.0
+    for i in range(n):
+        kind = kinds[codes[start + i]]
+        if upper and kind == UNJUDGED:
+            kind = REL
+        if kind == REL:
+            found += 1.0
+            if i < kk:
+                hits += 1.0
+            if code == BPREF:
+                bpref += 1.0 - min(nonrel, R) / min(N, R) if nonrel > 0.0 else 1.0
+        elif kind == NONREL:
+            nonrel += 1.0
+    if code == BPREF:
+        return bpref / R if R > 0.0 else 0.0
+    if code == NUMRELRET:
+        return found
+    if code == RECALL or code == RPREC:
+        return hits / R if R > 0.0 else 0.0
+    p = found / n if n > 0 else 0.0
+    r = found / R if R > 0.0 else 0.0
+    if code == SETP:
+        return p
+    if code == SETRELP:
+        m = min(float(n), R)
+        return found / m if m > 0.0 else 0.0
+    if code == SETAP:
+        return p * r
+    # SETF: trec_eval's (x + 1) P R / (x P + R) with x = the parameter itself (ir_measures' beta)
+    d = fpar * p + r
+    return (1.0 + fpar) * p * r / d if found > 0.0 and d > 0.0 else 0.0
+
+
+@jit()
+def trec_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
+    """The value of one of trec_eval's other counting measures (and ir_measures' Accuracy): codes
+    :data:`RELP` onwards, read as :func:`count_ranking` reads its own. Scored by their own kernel pass
+    (:func:`cwla.scoring.kernels.trec_cells`), compiled only when one is asked for."""
+    fpar = fp[0]
     if code == RBP_RESID:  # p^n + (1 - p) sum over the unjudged (not in the qrels, or a grade < 0) of p^(i-1)
         mass = 0.0
         at = 1.0
@@ -749,21 +814,7 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
         for i in range(n):
             if kinds[codes[start + i]] == UNJUDGED:
                 R += 1.0
-    if code == NUMREL:
-        return R
     kk = n if (k < 0 or k > n) else k
-    if code == JUDGED:  # ir_measures: a document with any judgement, negative grades included
-        if kk == 0:
-            return 0.0
-        if upper:
-            return 1.0
-        judged = 0.0
-        for i in range(kk):
-            if kinds[codes[start + i]] != UNJUDGED:
-                judged += 1.0
-        return judged / kk
-    if code == IPREC:
-        return _interpolated(codes, start, n, kinds, upper, _recall_cut(fpar, R, int(fp[1])))
     if code == IPREC_MEAN:  # fp: convention, number of points, the points
         total = 0.0
         for j in range(int(fp[1])):
@@ -783,8 +834,6 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
         if rel_seen == 0.0:
             return 0.0
         return 1.0 - above / (other * rel_seen) if other > 0.0 else 1.0
-    if code == RPREC:
-        kk = int(R) if R < n else n
     cut = 0
     if code == RPREC_MULT:
         cut = int(fpar * R + 0.9)
@@ -793,7 +842,6 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
     found = 0.0  # relevant in the whole ranking
     nonrel = 0.0  # judged non-relevant so far (0 <= grade < level)
     negative = 0.0  # grade < 0 so far
-    bpref = 0.0
     inf_ap = 0.0
     bin_g = 0.0
     for i in range(n):
@@ -804,9 +852,7 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
             found += 1.0
             if i < kk:
                 hits += 1.0
-            if code == BPREF:
-                bpref += 1.0 - min(nonrel, R) / min(N, R) if nonrel > 0.0 else 1.0
-            elif code == BING:
+            if code == BING:
                 bin_g += 1.0 / math.log2(2.0 + i - found + 1.0)
             elif code == INFAP:
                 if i == 0:
@@ -819,37 +865,19 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
             nonrel += 1.0
         elif kind == NEGATIVE:
             negative += 1.0
-    if code == BPREF:
-        return bpref / R if R > 0.0 else 0.0
     if code == INFAP:
         return inf_ap / R if R > 0.0 else 0.0
     if code == BING:
         return bin_g / R if found > 0.0 and R > 0.0 else 0.0
-    if code == NUMRELRET:
-        return found
     if code == NUMNONREL:
         return nonrel
-    if code == RECALL or code == RPREC:
-        return hits / R if R > 0.0 else 0.0
     if code == RPREC_MULT:
         return hits / cut if cut > 0 else 0.0
     if code == RELP:
         m = min(float(k), R)
         return hits / m if m > 0.0 else 0.0
-    if code == UTILITY:  # fp: a, b, c, d, documents in the collection
-        return fp[0] * found + fp[1] * (n - found) + fp[2] * (R - found) + fp[3] * (fp[4] + found - n - R)
-    p = found / n if n > 0 else 0.0
-    r = found / R if R > 0.0 else 0.0
-    if code == SETP:
-        return p
-    if code == SETRELP:
-        m = min(float(n), R)
-        return found / m if m > 0.0 else 0.0
-    if code == SETAP:
-        return p * r
-    # SETF: trec_eval's (x + 1) P R / (x P + R) with x = the parameter itself (ir_measures' beta)
-    d = fpar * p + r
-    return (1.0 + fpar) * p * r / d if found > 0.0 and d > 0.0 else 0.0
+    # UTILITY; fp: a, b, c, d, documents in the collection
+    return fp[0] * found + fp[1] * (n - found) + fp[2] * (R - found) + fp[3] * (fp[4] + found - n - R)
 
 
 @jit()

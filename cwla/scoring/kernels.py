@@ -24,7 +24,7 @@ from numba import prange
 from .._numba import jit
 from ..metrics.aggregations import AGGREGATIONS
 from ..metrics.browsing import CODES, N_MODEL_PARAMS
-from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, COMPAT, count_ranking, gain_ranking
+from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, COMPAT, FIRST_TREC, count_ranking, gain_ranking, trec_ranking
 
 # browsing model codes, from their declarations (cwla.metrics.browsing)
 PRECISION, DCG, RBP, INST, AP, ERR = (CODES[n] for n in ("Precision", "DCG", "RBP", "INST", "AP", "ERR"))
@@ -308,8 +308,8 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
 
 @jit(parallel=True)
 def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
-                tabs, ccodes, clo, chi, want, cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart, igain, icount, gscale,
-                out_lo, out_hi, xout_lo, xout_hi, cout_lo, cout_hi):
+                tabs, ccodes, clo, chi, want, cspec, cpar, kinds, n_rel, n_nonrel, out_lo, out_hi, xout_lo, xout_hi,
+                cout_lo, cout_hi):
     """Score every (run, topic) cell under every metric and every counting measure.
 
     Cell ``c`` is run ``c // n_topics`` and topic ``c % n_topics``; its ranking is
@@ -326,10 +326,8 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
     ``cpar[q]``; ``kinds[l, g]`` says what grade code g is at level row l (relevant, judged
     non-relevant, negative or unjudged: :func:`cwla.metrics.counting.kind_table`), ``n_rel[l, t]`` and
     ``n_nonrel[l, t]`` count topic t's relevant and judged non-relevant
-    documents. The measures over grades as gains (gain row r >= 0) read ``ggain[r]`` (gain per grade
-    code), topic t's ideal gain levels ``igain[istart[r, t]:istart[r, t + 1]]`` with ``icount`` documents
-    each, and ``gscale[r, t]`` (rbp's scaling). Writes ``cout_lo[q, c]`` and ``cout_hi[q, c]`` (the same for
-    the measures over grades as gains: they have no residual).
+    documents. Writes ``cout_lo[q, c]`` and ``cout_hi[q, c]``; the measures of codes >= ``FIRST_TREC``
+    (trec_eval's other measures) are left to :func:`trec_cells`.
     """
     n_metrics = ispec.shape[0]
     n_counts = cspec.shape[0]
@@ -358,15 +356,7 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
                 break
         for q in range(n_counts):
             level = cspec[q, C_LEVEL]
-            row = cspec[q, C_GAIN]
-            if row >= 0:
-                a, b = istart[row, t], istart[row, t + 1]
-                code = cspec[q, C_CODE]
-                lo = gain_ranking(codes, s, n, ggain[row], igain[a:b], icount[a:b], code, cpar[q, 0],
-                                  cpar[q, 1] if code == COMPAT else gscale[row, t, 0], gscale[row, t, 1],
-                                  n_rel[level, t])
-                cout_lo[q, c] = lo
-                cout_hi[q, c] = lo
+            if cspec[q, C_CODE] >= FIRST_TREC:  # trec_cells scores it
                 continue
             lo = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
                                cspec[q, C_CODE], cspec[q, C_K], cpar[q], False)
@@ -374,6 +364,47 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
             if has_unjudged and with_upper:
                 cout_hi[q, c] = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
                                               cspec[q, C_CODE], cspec[q, C_K], cpar[q], True)
+            else:
+                cout_hi[q, c] = lo
+
+
+@jit(parallel=True)
+def trec_cells(codes, starts, lengths, n_topics, unjudged, cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart, igain,
+               icount, gscale, with_upper, cout_lo, cout_hi):
+    """:func:`score_cells`' counting part for trec_eval's other measures (codes >= ``FIRST_TREC``): the
+    kinds-based ones (:func:`cwla.metrics.counting.trec_ranking`) and those over grades as gains (gain row
+    r = ``cspec[q, C_GAIN]`` >= 0, :func:`cwla.metrics.counting.gain_ranking`: ``ggain[r]`` the gain of each
+    grade code, topic t's ideal gain levels ``igain[istart[r, t]:istart[r, t + 1]]`` with ``icount``
+    documents each, ``gscale[r, t]`` rbp's scaling; no residual). A kernel of its own, compiled only when
+    one of them is asked for, so that the usual measures do not pay for compiling them."""
+    for c in prange(starts.shape[0]):
+        t = c % n_topics
+        s, n = starts[c], lengths[c]
+        has_unjudged = False
+        for i in range(n):
+            if codes[s + i] == unjudged:
+                has_unjudged = True
+                break
+        for q in range(cspec.shape[0]):
+            code = cspec[q, C_CODE]
+            if code < FIRST_TREC:
+                continue
+            level = cspec[q, C_LEVEL]
+            row = cspec[q, C_GAIN]
+            if row >= 0:
+                a, b = istart[row, t], istart[row, t + 1]
+                lo = gain_ranking(codes, s, n, ggain[row], igain[a:b], icount[a:b], code, cpar[q, 0],
+                                  cpar[q, 1] if code == COMPAT else gscale[row, t, 0], gscale[row, t, 1],
+                                  n_rel[level, t])
+                cout_lo[q, c] = lo
+                cout_hi[q, c] = lo
+                continue
+            lo = trec_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t], code, cspec[q, C_K],
+                              cpar[q], False)
+            cout_lo[q, c] = lo
+            if has_unjudged and with_upper:
+                cout_hi[q, c] = trec_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t], code,
+                                             cspec[q, C_K], cpar[q], True)
             else:
                 cout_hi[q, c] = lo
 

@@ -21,7 +21,7 @@ from ..data.collection import Collection
 from ..errors import CwlaWarning, UserFunctionError
 from ..metrics.browsing import AP, Tabulated, adaptive_function
 from ..metrics.browsing import MAX_CUTOFF
-from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, N_CSPEC, NONREL, RBP_TREC, REL, UNJUDGED, kind_table
+from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, FIRST_TREC, N_CSPEC, NONREL, RBP_TREC, REL, UNJUDGED, kind_table
 from ..metrics.metric import ALL, Metric
 from . import kernels as K
 
@@ -243,8 +243,10 @@ def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, wi
     shape = (len(metrics), len(starts), K.N_X) if want else (1, 1, K.N_X)
     xlo, xhi = np.zeros(shape), np.zeros(shape)
     kernel(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap, tabs, ccodes,
-           clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart, igain, icount, gscale,
-           lo, hi, xlo, xhi, clo, chi)
+           clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, xlo, xhi, clo, chi)
+    if len(cspec) and (cspec[:, C_CODE] >= FIRST_TREC).any():  # trec_eval's other measures: their own kernel
+        K.trec_cells(codes, starts, lengths, n_topics, unjudged, cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart,
+                     igain, icount, gscale, with_upper, clo, chi)
     return lo, hi, clo, chi, xlo, xhi
 
 
