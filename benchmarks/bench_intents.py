@@ -6,7 +6,7 @@ Usage::
 
 A generated subtopic collection (``--topics`` topics of ``--subtopics`` subtopics, 300 judged documents per
 topic, each judged for 1 to 3 subtopics, grade 1 with probability 0.3; ``--runs`` runs of ``--depth``
-documents, half of them judged, distinct scores) is scored on ndeval's measures: alpha-nDCG@20, ERR-IA@20,
+documents, up to 300 of them judged, distinct scores) is scored on ndeval's measures: alpha-nDCG@20, ERR-IA@20,
 nERR-IA@20, NRBP, nNRBP, P-IA@20, MAP-IA and strec@20, by ``cwla.evaluate`` (from frames, once the kernels
 are compiled) and by ``pyndeval.RelevanceEvaluator(...).evaluate`` (ndeval.c through pyndeval; run by run).
 Both values are checked equal first. Prints the medians of ``--repeats`` timings and their ratio;
@@ -37,8 +37,8 @@ def collection(topics: int, subtopics: int, runs: int, depth: int, seed: int = 0
             for s in rng.choice(subtopics, size=int(rng.integers(1, 4)), replace=False):
                 qrels.append((f"t{t}", f"s{s}", f"d{t}_{d}", int(rng.random() < 0.3)))
         for r in range(runs):
-            judged = rng.choice(300, size=depth // 2, replace=False)
-            docs = [f"d{t}_{d}" for d in judged] + [f"u{t}_{r}_{i}" for i in range(depth - depth // 2)]
+            judged = rng.choice(300, size=min(300, depth // 2), replace=False)
+            docs = [f"d{t}_{d}" for d in judged] + [f"u{t}_{r}_{i}" for i in range(depth - len(judged))]
             order = rng.permutation(len(docs))
             run_rows += [(f"run{r}", f"t{t}", docs[j], float(depth - i)) for i, j in enumerate(order)]
     return (pd.DataFrame(qrels, columns=["topic", "subtopic", "docno", "grade"]),
