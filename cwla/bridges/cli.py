@@ -90,6 +90,12 @@ def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
         return 2
 
 
+def _print_warnings(caught) -> None:
+    """The warnings a command caught, one ``cwla: warning: ...`` line each on stderr."""
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+
+
 def _exit_code(exit_: SystemExit) -> int:
     code = exit_.code
     if code is None:
@@ -183,8 +189,7 @@ def _cmd_cwl(args) -> int:
                         max_cost=args.max_cost, min_cost=args.min_cost)
     sys.stdout.write(text)
     sys.stdout.flush()
-    for w in caught:
-        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    _print_warnings(caught)
     return 0
 
 
@@ -374,13 +379,9 @@ def _cmd_eval(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ev = evaluate(args.qrels, args.runs, metrics, **options)
-    if args.format == "trec":
-        sys.stdout.write(trec_lines(ev, per_topic=args.per_topic))
-    else:
-        sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
+    sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
     sys.stdout.flush()
-    for w in caught:
-        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    _print_warnings(caught)
     for line in _option_notes(given, parsed, labels) + topic_notes(ev):
         print(line, file=sys.stderr)
     return 0
@@ -407,8 +408,7 @@ def _cmd_trec_prefs(args) -> int:
                                 convention=convention)
     sys.stdout.write(text)
     sys.stdout.flush()
-    for w in caught:
-        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    _print_warnings(caught)
     return 0
 
 
@@ -429,57 +429,23 @@ def _cmd_trec_eval(args) -> int:
     as_metrics(measures or {"num_q": "num_q"})  # the measures are checked before any file is read
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ev = evaluate(args.qrels, args.runs, measures or {"num_q": "num_q"}, **options)
-        strings = None
-        if length is not None:
+        if length is None:
+            ev, strings = evaluate(args.qrels, args.runs, measures or {"num_q": "num_q"}, **options), None
+        else:  # relstring reads the rankings: one join serves it and the measures
             ties = options["ties"] or ("float64" if convention == 10 else "float32")
             col = prepare(args.qrels, args.runs, order=options["order"], ties=ties)
+            ev = evaluate(col, metrics=measures or {"num_q": "num_q"}, **options)
             if options["max_docs"] is not None:
                 col = col.truncated(options["max_docs"])
-            if options["judged_only"]:
-                col = col.judged_only()
-            strings = relstrings(col, length)
+            strings = relstrings(col.judged_only() if options["judged_only"] else col, length)
     tags = [run_tag(path) for path in args.runs]
     sys.stdout.write(trec_eval_lines(ev, names, tags=tags, per_topic=args.per_topic, complete=args.complete,
                                      convention=convention, zscores=zscores, relstring=strings))
     sys.stdout.flush()
-    for w in caught:
-        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    _print_warnings(caught)
     for line in topic_notes(ev):
         print(line, file=sys.stderr)
     return 0
-
-
-def trec_lines(ev, per_topic: bool = False) -> str:
-    """trec_eval's output for an Evaluation: ``printf("%-22s\t%s\t%6.4f\n")`` lines (counts as
-    integers), trec_eval's measure names and its measure order (the others after them, as given),
-    per topic (``per_topic``: trec_eval's -q) and then ``all``; one block per run, each after a
-    ``runid`` line when there are several runs."""
-    from ..metrics.text import TREC_ORDER, trec_name, trec_sort_key
-
-    def position(i):
-        key = trec_sort_key(ev.labels[i])
-        return (len(TREC_ORDER), 0.0, i) if key is None else (*key, i)  # the others after, as given
-
-    order = sorted(range(len(ev.labels)), key=position)
-    names = [trec_name(label) or label for label in ev.labels]
-    counts = {i for i, m in enumerate(ev.metrics) if m.aggregate == "sum"}
-    totals = ev.aggregated()
-
-    def line(i, topic, value):
-        text = str(int(value)) if i in counts else "%6.4f" % value
-        return "%-22s	%s	%s" % (names[i], topic, text)
-
-    out = []
-    for r, run in enumerate(ev.runs):
-        if len(ev.runs) > 1:
-            out.append("%-22s	%s	%s" % ("runid", "all", run))
-        if per_topic:
-            for t, topic in enumerate(ev.topics):
-                # trec_eval prints num_q in the summary only
-                out.extend(line(i, topic, ev.values[i, r, t]) for i in order if names[i] != "num_q")
-        out.extend(line(i, "all", totals[i, r]) for i in order)
-    return "\n".join(out) + "\n"
 
 
 def _option_notes(given: dict, parsed, labels) -> list[str]:
