@@ -16,18 +16,14 @@ from pathlib import Path
 import numpy as np
 
 import cwla
+from ties_on_dl import dl_collections
 
 DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "data"
 MEASURES = [f"iprec_at_recall.{x:.1f}" for x in np.linspace(0, 1, 11)] + ["11pt_avg"]
 
 
 def main() -> None:
-    for name in ("trec-dl-2019-passage", "trec-dl-2020-passage"):
-        root = DATA / name
-        if not root.exists():
-            print(f"{name}: not found under {DATA}")
-            continue
-        qrels, runs = next((root / "qrels").glob("*.txt")), sorted((root / "runs").glob("*.gz"))
+    for name, qrels, runs in dl_collections(DATA):
         col = cwla.prepare(qrels, runs)
         nine = cwla.evaluate(col, metrics=MEASURES, rel=2, trec_eval=9)
         ten = cwla.evaluate(col, metrics=MEASURES, rel=2, trec_eval=10, ties="float32")  # the cut alone

@@ -20,13 +20,18 @@ import cwla
 DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def main() -> None:
+def dl_collections(data: Path = DATA):
+    """``(name, qrels path, run paths)`` of each TREC DL collection under ``data`` (a missing one is said)."""
     for name in ("trec-dl-2019-passage", "trec-dl-2020-passage"):
-        root = DATA / name
+        root = data / name
         if not root.exists():
-            print(f"{name}: not found under {DATA}")
+            print(f"{name}: not found under {data}")
             continue
-        qrels, runs = next((root / "qrels").glob("*.txt")), sorted((root / "runs").glob("*.gz"))
+        yield name, next((root / "qrels").glob("*.txt")), sorted((root / "runs").glob("*.gz"))
+
+
+def main() -> None:
+    for name, qrels, runs in dl_collections():
         single, double = cwla.prepare(qrels, runs), cwla.prepare(qrels, runs, ties="float64")
         differ = [c for c in range(len(single.lengths))
                   if not np.array_equal(single.codes[single.starts[c]:single.starts[c] + single.lengths[c]],

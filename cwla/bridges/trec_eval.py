@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 
+import attrs
 import numpy as np
 
 from ..data.files import read_bytes
@@ -125,8 +126,6 @@ def _joined(name: str, given: list | None) -> str | None:
 
 
 def _with_docs(text: str, docs: float):
-    import attrs
-
     return attrs.evolve(parse_metric(text), docs=docs)
 
 
