@@ -21,6 +21,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from .._display import Displayed, Shown, count_text
 from ._docnos import strings_of
 from ..typing import QrelsLike, RunsLike
 from ._join import cell_starts, join_run
@@ -35,8 +36,8 @@ __all__ = ["Collection", "Judgements", "prepare", "join"]
 DENSE_GRADES = 4096
 
 
-@attrs.frozen(eq=False)
-class Judgements:
+@attrs.frozen(eq=False, repr=False)
+class Judgements(Displayed):
     """Qrels as arrays: per judgement its topic, docno and grade code; and per (topic, grade) the number
     of judged documents, kept sparse (memory follows the number of judgements, not topics x grades).
 
@@ -68,7 +69,7 @@ class Judgements:
     @classmethod
     def of(cls, qrels: QrelsLike | Judgements) -> Judgements:
         """Anything :func:`cwla.read_qrels` accepts (a Judgements is returned as it is); qrels files by the
-        fast reader of :mod:`cwla.data._tokenize` where it can."""
+        fast reader (a numba tokenizer) where it can."""
         if isinstance(qrels, Judgements):
             return qrels
         if isinstance(qrels, (str, os.PathLike)):
@@ -110,9 +111,18 @@ class Judgements:
                    code=code.astype(np.int32), docnos=docnos, count_topic=pairs // len(grades),
                    count_code=pairs % len(grades), count=count.astype(np.int64))
 
+    def _shown(self) -> Shown:
+        """Per grade: the judged documents and the topics with one."""
+        n_g = len(self.grades)
+        table = pd.DataFrame({"judged": np.bincount(self.count_code, weights=self.count, minlength=n_g).astype(np.int64),
+                              "topics": np.bincount(self.count_code, minlength=n_g).astype(np.int64)},
+                             index=pd.Index(self.grades, name="grade")).rename_axis(columns="count")
+        return Shown("Judgements", f"{count_text(len(self.topics), 'topic')}, {count_text(len(self.topic), 'judgement')}, "
+                     f"{count_text(n_g, 'grade')}", table)
 
-@attrs.frozen(eq=False)
-class Collection:
+
+@attrs.frozen(eq=False, repr=False)
+class Collection(Displayed):
     """Qrels and runs as arrays (see :func:`prepare`).
 
     Attributes
@@ -168,6 +178,20 @@ class Collection:
     @property
     def unjudged_code(self) -> int:
         return len(self.grades)
+
+    def _shown(self) -> Shown:
+        """Per run: the documents ranked, the topics retrieved for, missing and ignored."""
+        n_r, n_t = len(self.runs), len(self.topics)
+        lengths = np.asarray(self.lengths).reshape(n_r, n_t)
+        table = pd.DataFrame({"ranked": lengths.sum(axis=1).astype(np.int64),
+                              "topics": np.asarray(self.present).sum(axis=1).astype(np.int64),
+                              "missing": [len(self.missing_topics.get(r, ())) for r in self.runs],
+                              "ignored": [len(self.ignored_topics.get(r, ())) for r in self.runs]},
+                             index=pd.Index(self.runs, name="run")).rename_axis(columns="count")
+        facts = [f"ties={self.ties}"] + (["costs"] if self.costs is not None else [])
+        return Shown("Collection", f"{count_text(n_r, 'run')} x {count_text(n_t, 'topic')}, "
+                     f"{count_text(int(lengths.sum()), 'ranked document')}, {count_text(len(self.grades), 'grade')}",
+                     table, tuple(facts))
 
     def arrays(self) -> tuple:
         """``(codes, starts, lengths, n_topics, unjudged_code)``: what the scoring kernel reads."""

@@ -19,6 +19,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from .._display import Displayed, Shown
 from ..errors import InputError
 from .collection import Judgements
 from .files import read_bytes
@@ -32,8 +33,8 @@ _COLUMNS = {"topic": ("topic", "query_id", "qid"), "subtopic": ("subtopic", "ite
             "docno": ("docno", "doc_id"), "grade": ("grade", "relevance", "label")}
 
 
-@attrs.frozen(eq=False)
-class Subtopics:
+@attrs.frozen(eq=False, repr=False)
+class Subtopics(Displayed):
     """Subtopic judgements: a frame ``topic, subtopic, docno, grade`` (strings, float grades), one row per
     (topic, subtopic, docno), sorted."""
 
@@ -61,10 +62,14 @@ class Subtopics:
         docs["doc"] = docs.groupby("topic").cumcount()
         return docs, Judgements.of(docs.rename(columns={"doc": "grade"}).astype({"grade": np.float64}))
 
-    def __repr__(self) -> str:
+    def _shown(self) -> Shown:
+        """Per topic: its subtopics and judgements (the repr: their totals)."""
         f = self.frame
-        return (f"<Subtopics: {f['topic'].nunique()} topics, {len(f.drop_duplicates(['topic', 'subtopic']))} "
-                f"subtopics, {len(f)} judgements>")
+        per_topic = f.groupby("topic", sort=True)
+        table = pd.DataFrame({"subtopics": per_topic["subtopic"].nunique(), "judgements": per_topic.size()})
+        table = table.rename_axis(index="topic", columns="count")
+        return Shown("Subtopics", f"{f['topic'].nunique()} topics, {len(f.drop_duplicates(['topic', 'subtopic']))} "
+                     f"subtopics, {len(f)} judgements", table, preview=0)
 
 
 def read_subtopics(source) -> Subtopics:

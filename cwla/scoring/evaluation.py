@@ -14,6 +14,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from .._display import Displayed, Shown, count_text, legend, short_labels
 from .._latex import tabular
 from ..metrics.counting import CountingMeasure
 from ..metrics.metric import Metric
@@ -48,8 +49,8 @@ def metric_position(metric, labels: tuple, metrics: tuple, requested: tuple) -> 
 EXPECTED = ("EC", "ETC", "ED")
 
 
-@attrs.frozen(eq=False)
-class Evaluation:
+@attrs.frozen(eq=False, repr=False)
+class Evaluation(Displayed):
     """Scores of metrics x runs x topics, as plain data.
 
     Attributes
@@ -168,6 +169,21 @@ class Evaluation:
     def to_latex(self, digits: int = 4) -> str:
         """Per-run means as a LaTeX tabular (runs x metrics)."""
         return tabular(self.means(), digits, index=True)
+
+    def _shown(self) -> Shown:
+        """The means (runs x metrics, long labels abbreviated), the shape and the topics missing from runs."""
+        shorts = short_labels(self.labels)
+        table = pd.DataFrame(self.aggregated().T, index=pd.Index(self.runs, name=RUN_AXIS),
+                             columns=pd.Index(shorts, name=METRIC_AXIS))
+        n_m, n_r, n_t = self.values.shape
+        facts = []
+        missing = sum(1 for r in self.runs if self.missing_topics.get(r))
+        if missing:
+            facts.append(f"{count_text(missing, 'run')} missing topics")
+        if self.expected is not None:
+            facts.append("expected costs")
+        return Shown("Evaluation", f"{count_text(n_m, 'metric')} x {count_text(n_r, 'run')} x "
+                     f"{count_text(n_t, 'topic')}", table, tuple(facts), legend(self.labels, shorts))
 
 
 def _geometric_mean(values: np.ndarray, floor: float) -> np.ndarray:

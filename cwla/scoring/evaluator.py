@@ -19,7 +19,9 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 import numpy as np
+import pandas as pd
 
+from .._display import Displayed, Shown, count_text, short_labels
 from .._validate import FLAG, NONE, Instance, Interval, check, fmt
 from ..data.collection import Collection, Judgements, join, join_costs
 from ..data.runset import RunSet, check_order, check_ties, file_groups, named_runs, read_named, read_runs
@@ -225,7 +227,7 @@ def _assemble(parts, the_plans, resolved, labels, requested, want, reported) -> 
     )
 
 
-class Evaluator:
+class Evaluator(Displayed):
     """Runs read once, metrics and options checked once: score them under any number of qrels.
 
     ``Evaluator(runs, metrics, **options)`` takes what :func:`evaluate` takes, without the qrels;
@@ -356,11 +358,17 @@ class Evaluator:
     def __len__(self) -> int:
         return len(self.labels)
 
-    def __repr__(self) -> str:
-        shown = ", ".join(self.labels[:4]) + (", ..." if len(self.labels) > 4 else "")
-        runs = "no runs" if self._runs is None and self._groups is None else f"{len(self.run_names)} runs"
-        return (f"<Evaluator: {len(self.labels)} metric{'s' if len(self.labels) != 1 else ''} ({shown}) x {runs}; "
-                f"ties={self.ties}, order={self.order}{', streamed' if self.streamed else ''}>")
+    def _shown(self) -> Shown:
+        """Its metrics (a label, the measure as scored) and how many runs; the options in the header."""
+        shorts = short_labels(self.labels)
+        named = [s for k, s in enumerate(shorts) if len(", ".join(shorts[:k + 1])) <= 36] or list(shorts[:1])
+        shown = ", ".join(named) + (", ..." if len(named) < len(shorts) else "")
+        runs = "no runs" if self._runs is None and self._groups is None else count_text(len(self.run_names), "run")
+        table = pd.DataFrame({"measure": [str(m) for m in self.metrics]},
+                             index=pd.Index(shorts, name="metric")).rename_axis(columns="field")
+        facts = [f"ties={self.ties}", f"order={self.order}"] + (["streamed"] if self.streamed else [])
+        return Shown("Evaluator", f"{count_text(len(self.labels), 'metric')} ({shown}) x {runs}", table, tuple(facts),
+                     preview=0)
 
     # ------------------------------------------------------------------ scoring
 

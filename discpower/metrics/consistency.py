@@ -28,13 +28,13 @@ import attrs
 import numpy as np
 from numba import prange
 
-from cwla._shared import grid, jit
+from cwla._shared import Displayed, Shown, count_text, grid, jit, legend, short_labels
 from cwla._shared import escape as _tex
 
 from .._params import alpha_level, count
 from .._params import digits as digits_value
 from .._params import n_trials as trials_value
-from .._plots import pyplot
+from .._plots import PALETTE, describe_test, pyplot
 from ..errors import DiscpowerError
 from ..stats.matrix import score_array
 from ..stats.memory import NULL_BYTES, check_memory
@@ -159,8 +159,8 @@ def compact_ranks(ranks) -> str:
 
 # --------------------------------------------------------------------------- result
 
-@attrs.frozen(eq=False)
-class SplitHalfConsistency:
+@attrs.frozen(eq=False, repr=False)
+class SplitHalfConsistency(Displayed):
     """Split-half consistency of every metric's system ranking (plain data, pure methods).
 
     Attributes
@@ -204,6 +204,19 @@ class SplitHalfConsistency:
     @property
     def n_splits(self) -> int:
         return int(self.taus.shape[0])
+
+    def _shown(self) -> Shown:
+        """Per metric, by mean tau descending: its rank, mean and standard deviation of tau, and how many
+        metrics it significantly outperforms."""
+        shorts = short_labels(self.labels)
+        short = dict(zip(self.labels, shorts))
+        frame = self.to_frame()
+        table = frame.assign(metric=frame["metric"].map(short)).set_index("metric")[
+            ["rank", "mean_tau", "std_tau", "outperforms"]].rename_axis(columns="statistic")
+        return Shown("SplitHalfConsistency", f"{count_text(len(self.labels), 'metric')}, "
+                     f"{count_text(self.n_splits, 'split')} of {count_text(self.n_topics, 'topic')}, "
+                     f"{count_text(self.n_runs, 'run')}", table,
+                     (f"alpha={self.alpha:g}", f"B={self.test.n_resamples:,}"), legend(self.labels, shorts))
 
     @property
     def half_sizes(self) -> tuple[int, int]:
@@ -259,7 +272,8 @@ class SplitHalfConsistency:
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean tau per metric (descending) with error bars of one standard deviation over the
-        splits. Needs matplotlib (imported here only). Returns the Axes."""
+        splits; above each bar, the number of metrics it is significantly more consistent than (the
+        title names that test, its B and alpha). Needs matplotlib (imported here only). Returns the Axes."""
         plt = pyplot("SplitHalfConsistency.plot")
 
         order = self.order()
@@ -267,12 +281,19 @@ class SplitHalfConsistency:
         if ax is None:
             _, ax = plt.subplots(figsize=(max(5.0, 0.28 * m + 2.0), 4.0))
         x = np.arange(m)
-        ax.errorbar(x, self.mean_tau[order], yerr=self.std_tau[order], fmt="o", capsize=2, markersize=4)
+        means, std = self.mean_tau[order], self.std_tau[order]
+        ax.errorbar(x, means, yerr=std, fmt="o", capsize=2, markersize=4, color=PALETTE[0], ecolor=PALETTE[0])
+        for xx, top, k in zip(x, means + std, self.outperforms[order]):
+            if k:
+                ax.annotate(str(int(k)), (xx, top), xytext=(0, 2), textcoords="offset points", ha="center",
+                            va="bottom", fontsize=6)
         ax.set_xticks(x)
         ax.set_xticklabels([self.labels[i] for i in order], rotation=90)
-        ax.set_ylabel("Kendall $\\tau_b$ between halves")
-        ax.set_title(f"Split-half consistency ({self.n_splits} splits, {self.n_runs} runs, "
-                     f"{self.half_sizes[0]}+{self.half_sizes[1]} topics)")
+        ax.set_ylabel("Kendall $\\tau_b$ between the halves\n(mean ± 1 sd over the splits)")
+        ax.set_title(f"Split-half consistency: {self.n_splits:,} splits of {self.n_topics} topics "
+                     f"({self.half_sizes[0]}+{self.half_sizes[1]}), {self.n_runs} runs\n"
+                     f"n above a bar: significantly more consistent than n metrics\n"
+                     f"({describe_test(self.test.method, self.test.n_resamples, self.alpha)})", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
         return ax
 

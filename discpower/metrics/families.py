@@ -23,7 +23,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from cwla._shared import grid
+from cwla._shared import Displayed, Shown, count_text, grid, legend, short_labels
 from cwla._shared import escape as _tex
 from cwla._shared import AGGREGATIONS, BROWSING_MODELS
 
@@ -141,8 +141,8 @@ def _competition_ranks(values) -> np.ndarray:
     return pd.Series(values).rank(ascending=False, method="min").astype(np.int64).to_numpy()
 
 
-@attrs.frozen(eq=False)
-class FamilyConsistency:
+@attrs.frozen(eq=False, repr=False)
+class FamilyConsistency(Displayed):
     """Split-half consistency compared within families (Chen & Sakai's Table 3 as data).
 
     Attributes
@@ -167,6 +167,17 @@ class FamilyConsistency:
     n_splits: int
     n_runs: int
     n_topics: int
+
+    def _shown(self) -> Shown:
+        """Per family and metric (by mean tau within the family): rank, mean tau, metrics outperformed."""
+        labels = list(dict.fromkeys(label for members in self.families.values() for label in members))
+        shorts = short_labels(labels)
+        frame = self.to_frame()
+        table = frame.assign(metric=frame["metric"].map(dict(zip(labels, shorts)))).set_index(["family", "metric"])[
+            ["rank", "mean_tau", "outperforms"]].rename_axis(columns="statistic")
+        return Shown("FamilyConsistency", f"{count_text(len(self.families), 'family', 'families')}, "
+                     f"{count_text(len(labels), 'metric')}, {count_text(self.n_splits, 'split')} of "
+                     f"{count_text(self.n_topics, 'topic')}", table, (f"alpha={self.alpha:g}",), legend(labels, shorts))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric, families in order, metrics by mean tau descending within their family:

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from cwla._shared import escape as _tex
-from cwla._shared import grid
+from cwla._shared import Displayed, Shown, count_text, grid
 
 from .._params import alpha_level
 from .._params import digits as digits_value
@@ -16,8 +16,8 @@ from ..errors import DiscpowerError
 __all__ = ["PairwiseTest"]
 
 
-@attrs.frozen(eq=False)
-class PairwiseTest:
+@attrs.frozen(eq=False, repr=False)
+class PairwiseTest(Displayed):
     """Result of a pairwise significance test between systems (plain data, pure methods).
 
     Attributes
@@ -101,6 +101,21 @@ class PairwiseTest:
         if k < 0:
             return float("inf")  # no difference can reach p < alpha with this B
         return float(null[B - 1 - k])
+
+    def _shown(self) -> Shown:
+        """Per system (by mean, best first): its mean and how many systems it beats, and is beaten by, at p < 0.05."""
+        significant = self.significant(0.05)
+        columns = {} if self.means is None else {"mean": np.asarray(self.means, dtype=np.float64)}
+        columns.update(wins=(significant & (self.diff > 0)).sum(axis=1).astype(np.int64),
+                       losses=(significant & (self.diff < 0)).sum(axis=1).astype(np.int64))
+        table = pd.DataFrame(columns, index=pd.Index(self.systems, name="system")).rename_axis(columns="statistic")
+        if "mean" in table:
+            table = table.sort_values("mean", ascending=False, kind="stable")
+        pairs = self.n_systems * (self.n_systems - 1) // 2
+        facts = [self.method] + ([] if self.n_resamples is None else [f"B={self.n_resamples:,}"])
+        facts.append(f"p<0.05 in {int((self.pair_pvalues() < 0.05).sum())} of {count_text(pairs, 'pair')}")
+        return Shown("PairwiseTest", f"{count_text(self.n_systems, 'system')} x {count_text(self.n_topics, 'topic')}",
+                     table, tuple(facts))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: ``system_a, system_b, diff, statistic, pvalue`` (diff = mean a - mean b)."""

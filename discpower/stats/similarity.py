@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING
 import attrs
 import numpy as np
 
-from cwla._shared import Interval, check, grid, jit
+from cwla._shared import Displayed, Interval, Shown, check, count_text, grid, jit, legend, short_labels
 from cwla._shared import escape as _tex
 from cwla.errors import CwlaWarning
 
 from .._params import ALPHA
 from .._params import digits as digits_value
-from .._plots import pyplot
+from .._plots import DIVERGING_CMAP, SEQUENTIAL_CMAP, pyplot
 from ..errors import DiscpowerError
 from ..typing import ArrayLike
 from .matrix import score_array
@@ -293,8 +293,8 @@ def tau_confidence_interval(tau: float, n: int, level: float = 0.95) -> tuple[fl
 
 # --------------------------------------------------------------------------- the matrix
 
-@attrs.frozen(eq=False)
-class RankingSimilarity:
+@attrs.frozen(eq=False, repr=False)
+class RankingSimilarity(Displayed):
     """Similarity of the system rankings of every pair of metrics (plain data, pure methods).
 
     Attributes
@@ -333,6 +333,20 @@ class RankingSimilarity:
     @property
     def symmetric(self) -> bool:
         return self.method != "tau_ap"
+
+    def _shown(self) -> Shown:
+        """Per metric: its mean and smallest tau with the other metrics (row i: metric i the reference)."""
+        import pandas as pd
+
+        m = len(self.labels)
+        shorts = short_labels(self.labels)
+        others = [self.tau[i][(np.arange(m) != i) & np.isfinite(self.tau[i])] for i in range(m)]
+        table = pd.DataFrame({"mean_tau": [float(v.mean()) if v.size else np.nan for v in others],
+                              "min_tau": [float(v.min()) if v.size else np.nan for v in others]},
+                             index=pd.Index(shorts, name="metric")).rename_axis(columns="statistic")
+        facts = [self.method] + ([] if self.level is None or self.method != "tau_b" else [f"level={self.level:g}"])
+        return Shown("RankingSimilarity", f"{count_text(m, 'metric')} x {count_text(self.n_systems, 'system')}",
+                     table, tuple(facts), legend(self.labels, shorts))
 
     def to_frame(self) -> pd.DataFrame:
         """Long form: one row per pair ``metric_a, metric_b, tau, ci_low, ci_high``.
@@ -373,8 +387,10 @@ class RankingSimilarity:
 
         When every tau is >= 0 (the usual case between metrics) the colours span
         [vmin, 1] on a sequential map, vmin = the smallest tau rounded down to 0.1,
-        so differences are visible; otherwise a diverging map over [-1, 1].
-        ``annotate`` (default: up to 20 metrics) writes each value in its cell.
+        so differences are visible; otherwise a diverging map over [-1, 1] (``viridis`` and ``RdBu_r``:
+        colour-blind safe, and ``viridis`` readable in greyscale; ``cmap`` overrides them).
+        ``annotate`` (default: up to 20 metrics) writes each value in its cell. The title and the colour
+        bar name the coefficient; with ``tau_ap`` the rows (y axis) are the reference metrics.
         Needs matplotlib (imported here only). Returns the Axes."""
         plt = pyplot("RankingSimilarity.plot")
         digits = digits_value(digits)
@@ -387,7 +403,7 @@ class RankingSimilarity:
         if vmin is None:
             vmin = np.floor(finite.min() * 10) / 10 if positive else -1.0
         if cmap is None:
-            cmap = "viridis" if positive else "RdBu_r"
+            cmap = SEQUENTIAL_CMAP if positive else DIVERGING_CMAP
         if ax is None:
             size = max(4.0, 0.32 * m + 2.0)
             _, ax = plt.subplots(figsize=(size + 1.0, size))
@@ -405,10 +421,15 @@ class RankingSimilarity:
                     dark = (v - vmin) / (1.0 - vmin) < 0.5 if positive else abs(v) > 0.6
                     ax.text(j, i, text, ha="center", va="center", fontsize=font,
                             color="white" if dark else "black")
+        coefficient = {"tau_b": "Kendall $\\tau_b$", "tau_ap": "$\\tau_{AP}$"}.get(self.method,
+                                                                                "symmetric $\\tau_{AP}$")
         if colorbar:
-            ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04,
-                               label={"tau_b": "Kendall $\\tau_b$"}.get(self.method, "$\\tau_{AP}$"))
-        ax.set_title(f"System-ranking similarity ({self.n_systems} systems)")
+            ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label=coefficient)
+        if not self.symmetric:
+            ax.set_ylabel("reference metric (row)")
+            ax.set_xlabel("metric (column)")
+        ax.set_title(f"System-ranking similarity: {coefficient} between the metrics' rankings of "
+                     f"{self.n_systems} systems (by mean score)", fontsize=9)
         return ax
 
 
