@@ -82,10 +82,13 @@ def inline_math(latex: str) -> str:
 
 
 def grid(spec: str, header: Sequence[str], rows: Iterable[Sequence[str]], *, rules: Iterable[int] = (),
-         after: Sequence[str] = ()) -> str:
+         after: Sequence[str] = (), booktabs: bool = False) -> str:
     """A ``tabular`` with column ``spec`` (``"llrr"``), one ``header`` row and the ``rows``, all cells
     LaTeX already, between ``\\hline`` rules; also a rule after each row index in ``rules`` (blocks), and the
-    ``after`` lines (LaTeX comments, say) after the tabular. Every row must have one cell per column."""
+    ``after`` lines (LaTeX comments, say) after the tabular. Every row must have one cell per column.
+
+    ``booktabs=True``: the rules are booktabs' ``\\toprule`` (above the header), ``\\midrule`` (below it and
+    between blocks) and ``\\bottomrule``, which need ``\\usepackage{booktabs}``."""
     width = len(spec)
     rules = set(rules)
     header = list(header)
@@ -94,12 +97,13 @@ def grid(spec: str, header: Sequence[str], rows: Iterable[Sequence[str]], *, rul
         if len(cells) != width:
             what = "the header" if k == 0 else f"row {k}"
             raise ValueError(f"{what} has {len(cells)} cells for the {width} columns of {spec!r}")
-    lines = [f"\\begin{{tabular}}{{{spec}}}", "\\hline", row(header), "\\hline"]
+    top, mid, bottom = ("\\toprule", "\\midrule", "\\bottomrule") if booktabs else ("\\hline",) * 3
+    lines = [f"\\begin{{tabular}}{{{spec}}}", top, row(header), mid]
     for k, cells in enumerate(rows):
         lines.append(row(cells))
         if k in rules and k != len(rows) - 1:
-            lines.append("\\hline")
-    lines += ["\\hline", "\\end{tabular}", *after]
+            lines.append(mid)
+    lines += [bottom, "\\end{tabular}", *after]
     return "\n".join(lines)
 
 

@@ -82,7 +82,7 @@ def check_latex(tex, names=()):
         end = tex.index("\\end{tabular}", after)
         for line in tex[after:end].splitlines():
             line = line.strip()
-            if not line or line == "\\hline":
+            if not line or line in ("\\hline", "\\toprule", "\\midrule", "\\bottomrule"):
                 continue
             assert line.endswith("\\\\"), f"a tabular line that is no row: {line!r}"
             cells = len(_unescaped(line[:-2], "&")) + 1
@@ -91,13 +91,20 @@ def check_latex(tex, names=()):
     return rows
 
 
-def compile_latex(tex, tmp_path):
-    """Compile ``tex`` (a fragment) in an article with pdflatex; skip without pdflatex. Returns the log."""
+def compile_latex(tex, tmp_path, packages=()):
+    """Compile ``tex`` (a fragment) in an article with pdflatex, ``packages`` (e.g. ``("booktabs",)``) in its
+    preamble; skip without pdflatex or without one of the packages. Returns the log."""
     engine = shutil.which("pdflatex")
     if engine is None:
         pytest.skip("no pdflatex installed (the structural check still ran)")
+    for package in packages:
+        kpsewhich = shutil.which("kpsewhich")
+        found = kpsewhich and subprocess.run([kpsewhich, f"{package}.sty"], capture_output=True, text=True)
+        if not found or found.returncode != 0 or not found.stdout.strip():
+            pytest.skip(f"the LaTeX package {package} is not installed (Debian: texlive-latex-recommended)")
     source = tmp_path / "doc.tex"
-    source.write_text("\\documentclass{article}\n\\usepackage{graphicx}\n\\begin{document}\n" + tex + "\n\\end{document}\n")
+    preamble = "".join(f"\\usepackage{{{package}}}\n" for package in ("graphicx", *packages))
+    source.write_text("\\documentclass{article}\n" + preamble + "\\begin{document}\n" + tex + "\n\\end{document}\n")
     out = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", source.name], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     log = (tmp_path / "doc.log").read_text(errors="replace") if (tmp_path / "doc.log").exists() else out.stdout

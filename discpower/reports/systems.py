@@ -3,8 +3,12 @@
 :func:`compare_systems` scores runs with cwla and, per metric, reports each system's mean over the
 topics, a t-based confidence interval, the paired effect size d_z and significance -- either of
 each system against a ``baseline`` (with a multiple-comparison ``correction`` over those m - 1
-comparisons) or of all pairs (the paired randomised Tukey HSD by default, family-wise by
-construction). :func:`compare_scores` does the same on topics x systems score matrices.
+comparisons), against several baselines (the correction over all their comparisons), or of all
+pairs (the paired randomised Tukey HSD by default, family-wise by construction). The per-pair tests
+are the t-test, Fisher's randomisation test, Sakai's bootstrap, Wilcoxon's signed-rank test, the sign
+test or any callable ``test(x, y) -> p-value`` (scipy.stats' tests), and the corrections those of
+statsmodels' ``multipletests`` (:func:`discpower.stats.significance.adjust_pvalues`).
+:func:`compare_scores` does the same on topics x systems score matrices.
 
 The result, :class:`SystemComparison`, is plain data with pure methods: a tidy
 :meth:`~SystemComparison.to_frame`, the pairs (:meth:`~SystemComparison.pair_frame`),
@@ -36,9 +40,10 @@ Lakens, "Calculating and reporting effect sizes ...", Frontiers in Psychology 4,
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Union
 
 import attrs
 import numpy as np
@@ -47,19 +52,21 @@ from numpy.typing import ArrayLike
 
 import cwla
 from cwla import Evaluation, Evaluator
-from cwla._shared import FLAG, Interval, check
+from cwla._shared import FLAG, Displayed, Interval, Shown, check, count_text, legend, short_labels
 from cwla._shared import bold, escape, grid, inline_math, superscript, table
 
 from .._params import alpha_level
 from .._params import digits as digits_value
 from .._params import n_trials as trials_value
-from .._plots import pyplot
+from .._plots import BLUE, NEUTRAL, PALETTE, VERMILLION, describe_test, pyplot
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of
 from ..stats.matrix import finite_sums, labelled_axes, score_matrix
 from ..stats.memory import null_trials
 from ..stats.rng import seed_value
-from ..stats.significance import adjust_pvalues, bootstrap_test, fisher_test, paired_t_test, parametric_tukey_hsd
+from ..stats.significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, check_correction
+from ..stats.significance import checked_pvalue, fisher_test, paired_t_test, parametric_tukey_hsd, sign_test
+from ..stats.significance import wilcoxon_test
 from ..stats.tukey import column_sums, tukey_test
 from ..typing import MetricsLike, QrelsLike, RunsLike, Seed
 
@@ -69,16 +76,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from cwla import Collection
 
 __all__ = ["SystemComparison", "compare_systems", "compare_scores", "confidence_intervals", "effect_sizes",
-           "marker_labels", "TESTS", "CORRECTIONS"]
+           "marker_labels", "TESTS", "CORRECTIONS", "TestLike", "BaselineLike"]
 
-#: names accepted by ``test=``
-TESTS = ("tukey", "parametric-tukey", "t-test", "randomisation", "bootstrap")
+#: names accepted by ``test=`` (beside a callable ``test(x, y) -> p-value``)
+TESTS = ("tukey", "parametric-tukey", "t-test", "randomisation", "bootstrap", "wilcoxon", "sign")
 #: the tests that control the family-wise error over all C(m, 2) pairs themselves (``correction`` must be None)
 FAMILY_WISE = ("tukey", "parametric-tukey")
 #: the tests that draw random numbers (``n_trials`` and ``seed`` apply)
 RESAMPLING = ("tukey", "randomisation", "bootstrap")
-#: names accepted by ``correction=``
-CORRECTIONS = (None, "holm", "bonferroni", "bh")
+#: a test: one of :data:`TESTS`, or a callable ``test(x, y)`` of two systems' per-topic scores returning the
+#: two-sided p-value (a float, or an object with a ``.pvalue`` such as scipy.stats' results)
+TestLike = Union[str, Callable[[np.ndarray, np.ndarray], object]]
+#: the baseline(s): a run name, a list or tuple of run names, or None (all pairs)
+BaselineLike = Union[str, Sequence[str], None]
 
 _METHODS = {
     "tukey": "paired randomised Tukey HSD",
@@ -86,8 +96,10 @@ _METHODS = {
     "t-test": "paired t-test",
     "randomisation": "Fisher's paired randomisation test",
     "bootstrap": "paired bootstrap test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test (exact binomial)",
 }
-_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+_CORRECTION_NAMES = CORRECTION_NAMES
 
 
 # ----------------------------------------------------------------------------- formulas
@@ -170,24 +182,22 @@ def _join(markers: Sequence[str]) -> str:
 
 # ----------------------------------------------------------------------------- validation
 
-def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | None, str, str | None, float,
-                                                                        int | None, int | None]:
+def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | tuple[str, ...] | None, TestLike,
+                                                                        str | None, float, int | None, int | None]:
     """The comparison's options checked before any file is read; returns them normalised."""
-    if not isinstance(test, str) or test not in TESTS:
-        raise DiscpowerError(f"The 'test' parameter must be one of {', '.join(repr(t) for t in TESTS)}. "
-                             f"Got {test!r} instead.")
-    if correction is not None and (not isinstance(correction, str) or correction not in CORRECTIONS):
-        raise DiscpowerError(f"The 'correction' parameter must be None, 'holm', 'bonferroni' or 'bh' "
-                             f"(Benjamini-Hochberg). Got {correction!r} instead.")
-    if test in FAMILY_WISE and correction is not None:
+    named = isinstance(test, str)
+    if (named and test not in TESTS) or not (named or callable(test)):
+        raise DiscpowerError(f"The 'test' parameter must be one of {', '.join(repr(t) for t in TESTS)} or a callable "
+                             f"test(x, y) -> p-value (e.g. scipy.stats.wilcoxon). Got {test!r} instead.")
+    correction = check_correction(correction)
+    if named and test in FAMILY_WISE and correction is not None:
         raise DiscpowerError(f"test={test!r} already controls the family-wise error over all pairs of systems; "
                              f"correction must be None (got {correction!r}). For a corrected family use "
-                             f"test='t-test', 'randomisation' or 'bootstrap' with correction={correction!r}")
-    if baseline is not None and not (isinstance(baseline, str) and baseline):
-        raise DiscpowerError(f"The 'baseline' parameter must be a run name (a non-empty str) or None. "
-                             f"Got {baseline!r} instead.")
+                             f"test='t-test', 'randomisation', 'bootstrap', 'wilcoxon', 'sign' or a callable "
+                             f"with correction={correction!r}")
+    baseline = _baseline_option(baseline)
     alpha = alpha_level(alpha)
-    if test in RESAMPLING:
+    if named and test in RESAMPLING:
         B = null_trials(n_trials)  # the plan's one check: a test at a time, its null not kept
         seed = seed_value(seed)
     else:
@@ -196,6 +206,29 @@ def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | N
             seed_value(seed)
         B, seed = None, None
     return baseline, test, correction, alpha, B, seed
+
+
+def _baseline_option(baseline) -> str | tuple[str, ...] | None:
+    """``baseline`` checked: None, a run name, or a tuple of distinct run names (from a list or tuple)."""
+    rule = (f"The 'baseline' parameter must be a run name (a non-empty str), a list or tuple of distinct run "
+            f"names (several baselines), or None. Got {baseline!r} instead.")
+    if baseline is None or (isinstance(baseline, str) and baseline):
+        return baseline
+    if not isinstance(baseline, (list, tuple)) or not baseline \
+            or not all(isinstance(b, str) and b for b in baseline):
+        raise DiscpowerError(rule)
+    twice = sorted({b for b in baseline if baseline.count(b) > 1})
+    if twice:
+        raise DiscpowerError(f"{rule[:-1]} ({', '.join(map(repr, twice))} given twice)")
+    return tuple(baseline)
+
+
+def _unknown_baselines(baseline, names, what: str) -> None:
+    """A DiscpowerError if a baseline is not one of ``names`` (the systems, or the runs)."""
+    for b in (() if baseline is None else (baseline,) if isinstance(baseline, str) else baseline):
+        if b not in names:
+            raise DiscpowerError(f"unknown baseline {b!r}: the {what} are {', '.join(map(repr, names))} "
+                                 f"(a run's name is its file name without directory and .gz)")
 
 
 def _matrices(scores, systems, topics) -> tuple[tuple[str, ...], list[np.ndarray], tuple[str, ...], tuple[str, ...]]:
@@ -245,9 +278,9 @@ def _matrices(scores, systems, topics) -> tuple[tuple[str, ...], list[np.ndarray
 
 # ----------------------------------------------------------------------------- the tests
 
-def _pvalues(X: np.ndarray, names: tuple[str, ...], b: int | None, test: str, B: int | None,
-             seed: int | None, plus_one: bool = False) -> np.ndarray:
-    """Raw p-values (m, m), symmetric, of the tested pairs (the baseline's, or all); NaN elsewhere."""
+def _pvalues(X: np.ndarray, names: tuple[str, ...], bs: tuple[int, ...], test: TestLike, B: int | None,
+             seed: int | None, plus_one: bool = False, label: str = "score") -> np.ndarray:
+    """Raw p-values (m, m), symmetric, of the tested pairs (the baselines', or all); NaN elsewhere."""
     m = X.shape[1]
     p = np.full((m, m), np.nan)
     if test == "tukey":
@@ -257,8 +290,23 @@ def _pvalues(X: np.ndarray, names: tuple[str, ...], b: int | None, test: str, B:
         p = parametric_tukey_hsd(X, systems=names).pvalue.copy()
     elif test == "t-test":
         p = paired_t_test(X, systems=names).pvalue.copy()
+    elif callable(test):
+        name = _callable_name(test)
+        for a, c in zip(*_family(m, bs)):
+            first, second = (c, a) if bs else (a, c)  # (system_a, system_b) of pair_frame
+            what = f"the test callable {name} on the pair ({names[first]!r}, {names[second]!r}) of {label!r}"
+            try:
+                value = test(X[:, first].copy(), X[:, second].copy())
+            except Exception as err:  # a user's function: say which pair it failed on, keep its traceback
+                raise DiscpowerError(f"{what} raised {type(err).__name__}: {err}") from err
+            p[a, c] = p[c, a] = checked_pvalue(value, what)
+    elif test in ("wilcoxon", "sign"):
+        func = wilcoxon_test if test == "wilcoxon" else sign_test
+        for a, c in zip(*_family(m, bs)):
+            first, second = (c, a) if bs else (a, c)  # (system_a, system_b) of pair_frame, as scipy is called
+            p[a, c] = p[c, a] = func(X[:, [first, second]], (names[first], names[second])).pvalue[0, 1]
     else:
-        i, j = _family(m, b)
+        i, j = _family(m, bs)
         func = fisher_test if test == "randomisation" else bootstrap_test
         for a, c in zip(i, j):
             pair = np.ascontiguousarray(X[:, [a, c]])
@@ -266,27 +314,45 @@ def _pvalues(X: np.ndarray, names: tuple[str, ...], b: int | None, test: str, B:
                         squares=test == "bootstrap")
             value = func(pair, (names[a], names[c]), B, seed, plus_one=plus_one).pvalue[0, 1]
             p[a, c] = p[c, a] = value
-    if b is not None:  # only the m - 1 comparisons with the baseline are reported
+    if bs:  # only the comparisons with the baselines are reported
         keep = np.zeros((m, m), dtype=bool)
-        keep[b, :] = keep[:, b] = True
+        for b in bs:
+            keep[b, :] = keep[:, b] = True
         p[~keep] = np.nan
     np.fill_diagonal(p, np.nan)
     return p
 
 
-def _family(m: int, b: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs (i, j) of the family: (baseline, other) for each other system, or every i < j."""
-    if b is None:
+def _callable_name(test) -> str:
+    """A test callable's name, as messages and captions give it: ``wilcoxon``, ``<lambda>``, a partial's
+    ``wilcoxon(zero_method='pratt')``, else its repr."""
+    if isinstance(test, functools.partial):
+        given = [repr(v) for v in test.args] + [f"{k}={v!r}" for k, v in test.keywords.items()]
+        return f"{_callable_name(test.func)}({', '.join(given)})"
+    name = getattr(test, "__name__", None)
+    return name if isinstance(name, str) and name else repr(test)
+
+
+def _family(m: int, bs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i, j) of the family: every i < j without baselines; else, for each baseline b in order,
+    (b, other) for every other system not already compared with an earlier baseline (so two baselines are
+    compared once, under the first of them)."""
+    if not bs:
         return np.triu_indices(m, k=1)
-    others = np.array([j for j in range(m) if j != b], dtype=np.intp)
-    return np.full(len(others), b, dtype=np.intp), others
+    i, j, done = [], [], set()
+    for b in bs:
+        others = [o for o in range(m) if o != b and o not in done]
+        i += [b] * len(others)
+        j += others
+        done.add(b)
+    return np.array(i, dtype=np.intp), np.array(j, dtype=np.intp)
 
 
-def _adjust(p: np.ndarray, b: int | None, correction: str | None) -> np.ndarray:
+def _adjust(p: np.ndarray, bs: tuple[int, ...], correction: str | None, alpha: float) -> np.ndarray:
     """``p`` with the family's p-values adjusted by ``correction`` (symmetric again)."""
-    i, j = _family(p.shape[0], b)
+    i, j = _family(p.shape[0], bs)
     out = p.copy()
-    adjusted = adjust_pvalues(p[i, j], correction)
+    adjusted = adjust_pvalues(p[i, j], correction, alpha=alpha)
     out[i, j] = adjusted
     out[j, i] = adjusted
     return out
@@ -294,8 +360,8 @@ def _adjust(p: np.ndarray, b: int | None, correction: str | None) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- the result
 
-@attrs.frozen(eq=False)
-class SystemComparison:
+@attrs.frozen(eq=False, repr=False)
+class SystemComparison(Displayed):
     """Means, confidence intervals, effect sizes and significance of systems, per metric.
 
     Plain data (see :func:`compare_systems` for what each field holds and how it is computed):
@@ -313,12 +379,13 @@ class SystemComparison:
         Each metric's topics x systems scores.
     markers : tuple of str
         Each system's marker (:func:`marker_labels`).
-    baseline : str or None
-        The baseline system, or None (all pairs compared).
-    test : str
-        The test's name (one of :data:`TESTS`).
+    baseline : str, tuple of str, or None
+        The baseline system; a tuple of them when several were given (as a list or tuple, even of one);
+        None when all pairs are compared. :attr:`baselines` is always a tuple.
+    test : str or callable
+        The test's name (one of :data:`TESTS`), or the test callable given (:attr:`test_name` names it).
     correction : str or None
-        The multiple-comparison correction of the family (None, ``"holm"``, ``"bonferroni"``, ``"bh"``).
+        The multiple-comparison correction of the family (one of :data:`CORRECTIONS`).
     alpha : float
         Significance level (p < alpha) and 1 - the confidence level of the intervals.
     n_trials : int or None
@@ -333,7 +400,7 @@ class SystemComparison:
         Paired Cohen's d_z of system i against system j (antisymmetric; :func:`effect_sizes`).
     pvalue_raw : ndarray of shape (k, m, m)
         The test's two-sided p-values of the compared pairs, before ``correction`` (symmetric;
-        NaN on the diagonal and for pairs not compared: with a baseline only its row and column).
+        NaN on the diagonal and for pairs not compared: with baselines only their rows and columns).
     pvalue : ndarray of shape (k, m, m)
         The p-values after ``correction`` over the family (equal to ``pvalue_raw`` without one).
     plus_one : bool
@@ -345,8 +412,8 @@ class SystemComparison:
     topics: tuple[str, ...]
     scores: np.ndarray
     markers: tuple[str, ...]
-    baseline: str | None
-    test: str
+    baseline: str | tuple[str, ...] | None
+    test: TestLike
     correction: str | None
     alpha: float
     n_trials: int | None
@@ -367,6 +434,17 @@ class SystemComparison:
         """m, the number of systems."""
         return len(self.systems)
 
+    def _shown(self) -> Shown:
+        """Each system's mean, systems x metrics (long labels abbreviated)."""
+        shorts = short_labels(self.metrics)
+        table = pd.DataFrame(np.asarray(self.means).T, index=pd.Index(self.systems, name="system"),
+                             columns=pd.Index(shorts, name="metric"))
+        facts = [self.method] + ([f"correction={self.correction}"] if self.correction else [])
+        facts += [f"baseline={', '.join(self.baselines)}" if self.baselines else "all pairs", f"alpha={self.alpha:g}"]
+        return Shown("SystemComparison", f"{count_text(len(self.metrics), 'metric')} x "
+                     f"{count_text(self.n_systems, 'system')} x {count_text(len(self.topics), 'topic')}", table,
+                     tuple(facts), legend(self.metrics, shorts))
+
     @property
     def n_topics(self) -> int:
         """n, the number of topics."""
@@ -374,8 +452,29 @@ class SystemComparison:
 
     @property
     def method(self) -> str:
-        """The test in words, e.g. ``"paired randomised Tukey HSD"``."""
-        return _METHODS[self.test]
+        """The test in words, e.g. ``"paired randomised Tukey HSD"`` (``"test wilcoxon"`` for a callable)."""
+        return _METHODS[self.test] if isinstance(self.test, str) else f"test {self.test_name}"
+
+    @property
+    def test_name(self) -> str:
+        """The test's name: one of :data:`TESTS`, or the callable's name (``"wilcoxon"``, ``"<lambda>"``)."""
+        return self.test if isinstance(self.test, str) else _callable_name(self.test)
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """The baseline systems in the order given: ``()`` when all pairs are compared."""
+        if self.baseline is None:
+            return ()
+        return (self.baseline,) if isinstance(self.baseline, str) else tuple(self.baseline)
+
+    def _bs(self) -> tuple[int, ...]:
+        """The positions of the baselines."""
+        return tuple(self.systems.index(b) for b in self.baselines)
+
+    def family_size(self) -> int:
+        """The number of comparisons of each metric's family: C(m, 2), or the pairs with the baselines
+        (m - 1 for one baseline; each pair once with several)."""
+        return len(_family(self.n_systems, self._bs())[0])
 
     def metric_index(self, metric: str | int | None = None) -> int:
         """The position of ``metric`` (a label or an index; None: the first metric)."""
@@ -396,13 +495,13 @@ class SystemComparison:
         return self.systems.index(system)
 
     def tested(self) -> np.ndarray:
-        """(m, m) bool: the pairs compared -- every pair, or those with the baseline (False on the diagonal)."""
+        """(m, m) bool: the pairs compared -- every pair, or those with a baseline (False on the diagonal)."""
         m = self.n_systems
         out = np.ones((m, m), dtype=bool)
         if self.baseline is not None:
-            b = self.systems.index(self.baseline)
             out[:] = False
-            out[b, :] = out[:, b] = True
+            for b in self._bs():
+                out[b, :] = out[:, b] = True
         np.fill_diagonal(out, False)
         return out
 
@@ -426,27 +525,37 @@ class SystemComparison:
         """Each system's significance marks under ``metric``.
 
         All pairs: the markers of the systems it significantly beats (``"bd"``, or ``"2,4"`` past 26
-        systems). Baseline: ``"+"`` significantly better than the baseline, ``"-"`` significantly
-        worse, ``""`` otherwise (and for the baseline itself).
+        systems). One baseline (a str): ``"+"`` significantly better than the baseline, ``"-"``
+        significantly worse, ``""`` otherwise (and for the baseline itself). Several baselines: a
+        sign and the baseline's marker for each baseline it differs from significantly, in the order
+        the baselines were given: ``"+c-e"`` is better than baseline c, worse than baseline e (``"+3,-5"``
+        past 26 systems).
         """
         q = self.metric_index(metric)
         wins = self.wins(q)
         if self.baseline is None:
             return tuple(_join([self.markers[j] for j in np.flatnonzero(wins[i])]) for i in range(self.n_systems))
-        b = self.systems.index(self.baseline)
-        return tuple("+" if wins[i, b] else "-" if wins[b, i] else "" for i in range(self.n_systems))
+        if isinstance(self.baseline, str):
+            b = self.systems.index(self.baseline)
+            return tuple("+" if wins[i, b] else "-" if wins[b, i] else "" for i in range(self.n_systems))
+        sep = "" if self.n_systems <= 26 else ","
+        return tuple(sep.join(("+" if wins[i, b] else "-") + self.markers[b] for b in self._bs()
+                              if wins[i, b] or wins[b, i]) for i in range(self.n_systems))
 
     # --------------------------------------------------------------- frames
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy: one row per (metric, system).
+        """Tidy: one row per (metric, system); with several baselines, per (metric, baseline, system).
 
         Columns ``metric, system, marker, mean, ci_low, ci_high, best, significance`` (the cell
         marks of :meth:`cell_markers`), then with a baseline ``diff`` (mean - the baseline's mean),
         ``effect`` (d_z against the baseline), ``pvalue_raw``, ``pvalue`` (NaN on the baseline's
         row), and for all pairs ``wins`` and ``losses`` (how many systems it significantly beats /
-        is beaten by).
+        is beaten by). Several baselines: a ``baseline`` column after ``metric`` says which baseline
+        the row's comparison is against, and ``significance`` is ``"+"``, ``"-"`` or ``""`` against it.
         """
+        if isinstance(self.baseline, tuple):
+            return self._baselines_frame()
         rows = []
         b = None if self.baseline is None else self.systems.index(self.baseline)
         for q, metric in enumerate(self.metrics):
@@ -464,14 +573,32 @@ class SystemComparison:
                 rows.append(row)
         return pd.DataFrame(rows)
 
+    def _baselines_frame(self) -> pd.DataFrame:
+        """:meth:`to_frame` with several baselines: one row per (metric, baseline, system)."""
+        rows = []
+        for q, metric in enumerate(self.metrics):
+            best, wins = self.best(q), self.wins(q)
+            for b in self._bs():
+                for i, system in enumerate(self.systems):
+                    own = i == b
+                    rows.append({"metric": metric, "baseline": self.systems[b], "system": system,
+                                 "marker": self.markers[i], "mean": self.means[q, i], "ci_low": self.ci_low[q, i],
+                                 "ci_high": self.ci_high[q, i], "best": bool(best[i]),
+                                 "significance": "+" if wins[i, b] else "-" if wins[b, i] else "",
+                                 "diff": self.diff[q, i, b], "effect": math.nan if own else self.effect[q, i, b],
+                                 "pvalue_raw": self.pvalue_raw[q, i, b], "pvalue": self.pvalue[q, i, b]})
+        return pd.DataFrame(rows)
+
     def pair_frame(self) -> pd.DataFrame:
         """One row per (metric, compared pair): ``metric, system_a, system_b, diff`` (mean a - mean b),
-        ``effect`` (d_z of a against b), ``pvalue_raw, pvalue, significant``. With a baseline,
-        ``system_b`` is the baseline; otherwise the pairs i < j in table order."""
+        ``effect`` (d_z of a against b), ``pvalue_raw, pvalue, significant``. With baselines,
+        ``system_b`` is the baseline the comparison is against (the pairs of the first baseline, then
+        those of the next with the systems not yet compared, ...: the family, each pair once);
+        otherwise the pairs i < j in table order."""
         if self.baseline is None:
             i, j = np.triu_indices(self.n_systems, k=1)
         else:
-            j, i = _family(self.n_systems, self.systems.index(self.baseline))
+            j, i = _family(self.n_systems, self._bs())
         names = np.array(self.systems, dtype=object)
         parts = []
         for q, metric in enumerate(self.metrics):
@@ -485,83 +612,121 @@ class SystemComparison:
 
     # --------------------------------------------------------------- text
 
-    def description(self) -> str:
-        """What the table shows, in plain text (the caption of :meth:`to_markdown`)."""
-        return self._describe(latex=False)
+    def description(self, ci: bool = False) -> str:
+        """What the table shows, in plain text (the caption of :meth:`to_markdown`); ``ci``: the table
+        prints each mean's confidence interval (as ``mean ± half-width``), and the text says so."""
+        check(ci, "ci", FLAG, error=DiscpowerError)
+        return self._describe(latex=False, ci=bool(ci))
 
-    def _describe(self, latex: bool) -> str:
+    def _describe(self, latex: bool, ci: bool = False) -> str:
         m, n = self.n_systems, self.n_topics
         text = escape if latex else str
         alpha = inline_math(f"\\alpha = {self.alpha:g}") if latex else f"alpha = {self.alpha:g}"
-        test = self.method
+        test = text(self.method)
         if self.n_trials is not None:
             trials = f"{self.n_trials:,}".replace(",", "{,}") if latex else f"{self.n_trials:,}"
             test += f", B = {trials}, seed {self.seed}" + (", p = (count + 1) / (B + 1)" if self.plus_one else "")
+        several = isinstance(self.baseline, tuple)
         if self.test in FAMILY_WISE:
             family = f"family-wise over all {m * (m - 1) // 2} pairs by construction, no further correction"
         elif self.correction is None:
             family = "no correction for multiple comparisons"
         else:
-            size = m - 1 if self.baseline is not None else m * (m - 1) // 2
-            what = "comparisons with the baseline" if self.baseline is not None else "pairs"
+            size = self.family_size()
+            what = ("comparisons of the baselines with the other systems (each pair once)" if several
+                    else "comparisons with the baseline" if self.baseline is not None else "pairs")
             family = f"{_CORRECTION_NAMES[self.correction]} correction over the {size} {what} of each metric"
         level = f"{100 * (1 - self.alpha):g}" + ("\\%" if latex else "%")
-        intro = f"Mean over {n} topics with its {level} t-based confidence interval; the highest mean of each " \
-                f"metric in bold."
-        how = f"two-sided {test}, {alpha}; {family}"
+        if ci:
+            pm = inline_math("\\pm") if latex else "±"
+            intro = f"Mean over {n} topics {pm} the half-width of its {level} t-based confidence interval; the " \
+                    f"highest mean of each metric in bold."
+        else:
+            intro = f"Mean over {n} topics; the highest mean of each metric in bold."
+        how = f"{test}, {alpha}; {family}" if callable(self.test) else f"two-sided {test}, {alpha}; {family}"
         if self.baseline is None:
             marks = f"Superscripts: the markers of the systems each one significantly beats ({how})."
+        elif several:
+            named = ", ".join(f"{self.markers[b]} = {text(self.systems[b])}" for b in self._bs())
+            marks = (f"Superscripts +x / -x: significantly better / worse than the baseline of marker x, the "
+                     f"baselines being {named} ({how}).")
         else:
             marks = (f"Superscripts + / -: significantly better / worse than the baseline {text(self.baseline)} "
                      f"({how}).")
         return f"{intro} {marks}"
 
-    def to_markdown(self, digits: int = 4) -> str:
+    def to_markdown(self, digits: int = 4, *, ci: bool = False) -> str:
         """The comparison as a GitHub-flavoured Markdown table (written here: no tabulate needed).
 
         One row per system (with its marker when all pairs are compared), one column per metric:
         the mean with ``digits`` decimals, the highest mean of each column in bold
-        (``**0.7123**``) and the significance marks as ``<sup>...</sup>``; the description follows
-        the table. Names are escaped for Markdown (``|``, ``*``, ``_``, ``\\``, backticks, ``<``).
+        (``**0.7123**``), with ``ci`` the half-width of its ``1 - alpha`` confidence interval
+        (``0.7123 ± 0.0412``), and the significance marks as ``<sup>...</sup>``; the description
+        follows the table and mentions the intervals only when they are printed. Names are escaped
+        for Markdown (``|``, ``*``, ``_``, ``\\``, backticks, ``<``).
         """
         digits = digits_value(digits)
-        header, rows = self._cells(digits, _md, lambda s: f"**{s}**", lambda s: f"<sup>{s}</sup>" if s else "")
+        check(ci, "ci", FLAG, error=DiscpowerError)
+        header, rows = self._cells(digits, _md, lambda s: f"**{s}**", lambda s: f"<sup>{s}</sup>" if s else "",
+                                   "±" if ci else None)
         align = ["---"] * (len(header) - len(self.metrics)) + ["---:"] * len(self.metrics)
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
         lines += ["| " + " | ".join(cells) + " |" for cells in rows]
-        return "\n".join(lines) + "\n\n" + _md(self.description()) + "\n"
+        return "\n".join(lines) + "\n\n" + _md(self.description(ci=bool(ci))) + "\n"
 
-    def to_latex(self, digits: int = 4, *, label: str | None = None, caption: bool = True) -> str:
+    def to_latex(self, digits: int = 4, *, label: str | None = None, caption: bool = True, ci: bool = False,
+                 booktabs: bool = False) -> str:
         """The comparison as a LaTeX ``table`` (a ``tabular`` alone with ``caption=False``).
 
         Built only from cwla's LaTeX helpers: names escaped (``RBP_ERG`` -> ``RBP\\_ERG``),
-        the highest mean of each column in ``\\textbf``, the significance marks as
-        ``\\textsuperscript``, and a caption that names the test, the correction and alpha.
-        Needs no LaTeX package beyond the standard ones.
+        the highest mean of each column in ``\\textbf``, with ``ci`` the half-width of its
+        ``1 - alpha`` confidence interval (``0.7123 $\\pm$ 0.0412``), the significance marks as
+        ``\\textsuperscript``, and a caption that names the test, the correction and alpha (and the
+        intervals only when they are printed). The rules are ``\\hline``, and the table needs no LaTeX
+        package beyond the standard ones; ``booktabs=True`` uses ``\\toprule``, ``\\midrule`` and
+        ``\\bottomrule`` instead, which need ``\\usepackage{booktabs}`` in the preamble.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> res = compare_scores(np.array([[0.5, 0.2], [0.7, 0.4], [0.3, 0.3]]), test="t-test")
+        >>> tex = res.to_latex(2, ci=True, booktabs=True)
+        >>> "\\\\toprule" in tex and "$\\\\pm$" in tex and "confidence interval" in tex
+        True
+        >>> "confidence interval" in res.to_latex(2)
+        False
         """
         digits = digits_value(digits)
-        header, rows = self._cells(digits, escape, bold, superscript)
+        check(ci, "ci", FLAG, error=DiscpowerError)
+        check(booktabs, "booktabs", FLAG, error=DiscpowerError)
+        header, rows = self._cells(digits, escape, bold, superscript, inline_math("\\pm") if ci else None)
         spec = "l" * (len(header) - len(self.metrics)) + "r" * len(self.metrics)
-        body = grid(spec, header, rows)
+        body = grid(spec, header, rows, booktabs=bool(booktabs))
         if not caption:
             return body
-        return table(body, self._describe(latex=True), label=label)
+        return table(body, self._describe(latex=True, ci=bool(ci)), label=label)
 
-    def _cells(self, digits: int, text, strong, sup) -> tuple[list[str], list[list[str]]]:
-        """Header and rows of the wide table in a markup: ``text`` escapes, ``strong`` bolds, ``sup`` marks."""
+    def _cells(self, digits: int, text, strong, sup, pm: str | None = None) -> tuple[list[str], list[list[str]]]:
+        """Header and rows of the wide table in a markup: ``text`` escapes, ``strong`` bolds, ``sup`` marks;
+        ``pm`` (the markup's plus-minus sign) adds each mean's confidence half-width."""
         all_pairs = self.baseline is None
         header = (["", "System"] if all_pairs else ["System"]) + [text(m) for m in self.metrics]
         marks = [self.cell_markers(q) for q in range(len(self.metrics))]
         best = [self.best(q) for q in range(len(self.metrics))]
+        several = isinstance(self.baseline, tuple)
         rows = []
         for i, system in enumerate(self.systems):
-            name = text(system) + (text(" (baseline)") if system == self.baseline else "")
+            if several:
+                name = text(system) + (text(f" (baseline {self.markers[i]})") if system in self.baseline else "")
+            else:
+                name = text(system) + (text(" (baseline)") if system == self.baseline else "")
             cells = [text(self.markers[i]), name] if all_pairs else [name]
             for q in range(len(self.metrics)):
-                value = f"{self.means[q, i]:.{digits}f}"
-                if value.startswith("-") and float(value) == 0.0:  # no "-0.0000" (nor "-0")
-                    value = value[1:]
-                cells.append((strong(value) if best[q][i] else value) + sup(text(marks[q][i])))
+                value = _fixed(self.means[q, i], digits)
+                value = strong(value) if best[q][i] else value
+                if pm is not None:
+                    value += f" {pm} {_fixed((self.ci_high[q, i] - self.ci_low[q, i]) / 2.0, digits)}"
+                cells.append(value + sup(text(marks[q][i])))
             rows.append(cells)
         return header, rows
 
@@ -572,8 +737,13 @@ class SystemComparison:
         highest mean at the top, significance shown; returns the matplotlib Axes.
 
         All pairs: each point is labelled with the markers of the systems it significantly
-        beats, and each name with its own marker. Baseline: the baseline's mean is a dashed line,
-        systems significantly better are green, worse red, the others grey.
+        beats, and each name with its own marker. Baseline: the baseline's mean is a dashed line
+        (its point a black square); systems significantly better are blue triangles pointing up,
+        significantly worse vermillion triangles pointing down, the others grey circles (Okabe-Ito
+        colours, no red/green pair; the shapes tell them apart in greyscale), as the legend says. The
+        x axis names the metric and the topics, the title the test (with its correction), B and alpha.
+        Several baselines: a dashed line at each baseline's mean, the colours and shapes against the
+        first baseline, and each point labelled with its marks against all of them (:meth:`cell_markers`).
         """
         plt = pyplot("SystemComparison.plot")
 
@@ -585,28 +755,52 @@ class SystemComparison:
         y = np.arange(m)[::-1]
         marks = self.cell_markers(q)
         means, low, high = self.means[q, order], self.ci_low[q, order], self.ci_high[q, order]
+        several = isinstance(self.baseline, tuple)
         if self.baseline is None:
-            colours = ["tab:blue"] * m
+            kinds = [("", PALETTE[0], "o")] * m
         else:
-            palette = {"+": "tab:green", "-": "tab:red", "": "grey"}
-            colours = ["black" if self.systems[k] == self.baseline else palette[marks[k]] for k in order]
-            ax.axvline(self.means[q, self.systems.index(self.baseline)], ls="--", color="black", lw=0.8)
-        for yy, mean, lo, hi, colour in zip(y, means, low, high, colours):
-            ax.errorbar(mean, yy, xerr=[[mean - lo], [hi - mean]], fmt="o", color=colour, ms=4, capsize=2)
-        if self.baseline is None:
+            look = {"+": ("significantly better", BLUE, "^"), "-": ("significantly worse", VERMILLION, "v"),
+                    "": ("not significant", NEUTRAL, "o")}
+            first = self._bs()[0]
+            wins = self.wins(q)
+            sign = ["+" if wins[k, first] else "-" if wins[first, k] else "" for k in range(m)]
+            kinds = [("baseline", "black", "s") if self.systems[k] in self.baselines else look[sign[k]]
+                     for k in order]
+            for b in self._bs():
+                ax.axvline(self.means[q, b], ls="--", color="black", lw=0.8)
+        shown = set()
+        for yy, mean, lo, hi, (kind, colour, marker) in zip(y, means, low, high, kinds):
+            ax.errorbar(mean, yy, xerr=[[mean - lo], [hi - mean]], fmt=marker, color=colour, ms=4, capsize=2,
+                        label=kind if kind and kind not in shown else None)
+            shown.add(kind)
+        if self.baseline is None or several:
             for yy, hi, k in zip(y, high, order):
                 if marks[k]:
                     ax.annotate(marks[k], (hi, yy), xytext=(3, 0), textcoords="offset points", va="center",
                                 fontsize=7)
             names = [f"{self.markers[k]}  {self.systems[k]}" for k in order]
-        else:
+        if several:
+            names = [self.systems[k] + (f" (baseline {self.markers[k]})" if self.systems[k] in self.baselines
+                                        else "") for k in order]
+            ax.legend(fontsize="x-small", frameon=False, loc="best")
+        elif self.baseline is not None:
             names = [self.systems[k] + (" (baseline)" if self.systems[k] == self.baseline else "") for k in order]
+            ax.legend(fontsize="x-small", frameon=False, loc="best")
         ax.set_yticks(y)
         ax.set_yticklabels(names, fontsize=7)
-        ax.set_xlabel(f"mean {self.metrics[q]} ({1 - self.alpha:.0%} CI)")
+        ax.set_xlabel(f"{self.metrics[q]} (mean over {self.n_topics} topics, {1 - self.alpha:.0%} CI)")
         correction = "" if self.correction is None else f", {_CORRECTION_NAMES[self.correction]}"
-        ax.set_title(f"{self.method}{correction}, alpha = {self.alpha:g}", fontsize=9)
+        title = describe_test(f"{self.method}{correction}", self.n_trials, self.alpha)
+        if self.baseline is None:
+            title += "\nletters after a bar: the systems it significantly beats"
+        ax.set_title(title, fontsize=9)
         return ax
+
+
+def _fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, never ``-0.0000`` (nor ``-0``)."""
+    out = f"{value:.{digits}f}"
+    return out[1:] if out.startswith("-") and float(out) == 0.0 else out
 
 
 _MD_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", ">": "&gt;"}
@@ -620,7 +814,7 @@ def _md(text: str) -> str:
 # ----------------------------------------------------------------------------- entry points
 
 def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequence[str] | None = None,
-                   topics: Sequence[str] | None = None, baseline: str | None = None, test: str = "tukey",
+                   topics: Sequence[str] | None = None, baseline: BaselineLike = None, test: TestLike = "tukey",
                    correction: str | None = None, alpha: float = 0.05, n_trials: int = 10_000,
                    seed: Seed = 0, plus_one: bool = False) -> SystemComparison:
     """:func:`compare_systems` on score matrices already computed.
@@ -639,6 +833,25 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
     Returns
     -------
     SystemComparison
+
+    Examples
+    --------
+    Sakai's Table 5.1 (20 topics, systems A, B, C), all pairs with Wilcoxon's signed-rank test and Holm's
+    correction, then against two baselines with the sign test and Hommel's:
+
+    >>> import pandas as pd, scipy.stats
+    >>> X = pd.DataFrame({"A": [.7, .3, .2, .6, .4, .4, .0, .7, .1, .3, .5, .4, .0, .6, .5, .3, .1, .5, .2, .1],
+    ...                   "B": [.5, .1, .0, .2, .4, .3, .0, .5, .3, .3, .4, .4, .1, .4, .2, .1, .1, .6, .3, .2],
+    ...                   "C": [.0, .0, .2, .1, .3, .3, .1, .2, .4, .4, .4, .3, .3, .2, .2, .2, .1, .5, .4, .3]})
+    >>> res = compare_scores({"AP": X}, test="wilcoxon", correction="holm")
+    >>> bool(res.pvalue_raw[0, 0, 1] == scipy.stats.wilcoxon(X.A, X.B).pvalue)
+    True
+    >>> vs = compare_scores({"AP": X}, baseline=["B", "C"], test="sign", correction="hommel")
+    >>> vs.pair_frame()[["system_a", "system_b"]].values.tolist()
+    [['A', 'B'], ['C', 'B'], ['A', 'C']]
+    >>> tt = compare_scores({"AP": X}, baseline="C", test=scipy.stats.ttest_rel)  # any test(x, y) -> .pvalue
+    >>> bool(tt.pvalue_raw[0, 0, 2] == scipy.stats.ttest_rel(X.A, X.C).pvalue), tt.cell_markers()
+    (True, ('', '', ''))
     """
     baseline, test, correction, alpha, B, seed = _options(baseline, test, correction, alpha, n_trials, seed)
     check(plus_one, "plus_one", FLAG, error=DiscpowerError)
@@ -648,10 +861,9 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
 def _compared(scores, systems, topics, baseline, test, correction, alpha, B, seed, plus_one) -> SystemComparison:
     """:func:`compare_scores` with its options checked (:func:`_options`)."""
     labels, matrices, names, topic_names = _matrices(scores, systems, topics)
-    if baseline is not None and baseline not in names:
-        raise DiscpowerError(f"unknown baseline {baseline!r}: the systems are {', '.join(map(repr, names))} "
-                             f"(a run's name is its file name without directory and .gz)")
-    b = None if baseline is None else names.index(baseline)
+    _unknown_baselines(baseline, names, "systems")
+    bs = () if baseline is None else (names.index(baseline),) if isinstance(baseline, str) \
+        else tuple(names.index(b) for b in baseline)
     k, m, n = len(labels), len(names), len(topic_names)
     means, low, high = np.empty((k, m)), np.empty((k, m)), np.empty((k, m))
     diff, effect, raw, adjusted = (np.empty((k, m, m)) for _ in range(4))
@@ -660,8 +872,8 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
         low[q], high[q] = confidence_intervals(X, alpha)
         diff[q] = means[q][:, None] - means[q][None, :]
         effect[q] = effect_sizes(X)
-        raw[q] = _pvalues(X, names, b, test, B, seed, plus_one)
-        adjusted[q] = _adjust(raw[q], b, correction)
+        raw[q] = _pvalues(X, names, bs, test, B, seed, plus_one, labels[q])
+        adjusted[q] = _adjust(raw[q], bs, correction, alpha)
     arrays = dict(scores=np.stack(matrices), means=means, ci_low=low, ci_high=high, diff=diff, effect=effect,
                   pvalue_raw=raw, pvalue=adjusted)
     for array in arrays.values():
@@ -673,8 +885,8 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
 
 
 def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
-                    metrics: MetricsLike | None = None, *, baseline: str | None = None,
-                    test: str = "tukey", correction: str | None = None, alpha: float = 0.05,
+                    metrics: MetricsLike | None = None, *, baseline: BaselineLike = None,
+                    test: TestLike = "tukey", correction: str | None = None, alpha: float = 0.05,
                     n_trials: int = 10_000, seed: Seed = 0, plus_one: bool = False,
                     **options: object) -> SystemComparison:
     """Compare systems: per metric, each system's mean, confidence interval, effect size and significance.
@@ -696,20 +908,44 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
         itself, as does ``"parametric-tukey"`` (Sakai's two-way ANOVA Tukey HSD,
         :func:`discpower.parametric_tukey_hsd`): ``correction`` must be None. ``"t-test"``,
         ``"randomisation"`` and ``"bootstrap"`` test each pair and ``correction`` adjusts the
-        C(m, 2) p-values of each metric. Each system's cell lists the markers
-        (:func:`marker_labels`) of the systems it significantly beats.
+        C(m, 2) p-values of each metric, as do the other per-pair tests below. Each system's cell
+        lists the markers (:func:`marker_labels`) of the systems it significantly beats.
       - ``baseline`` a run name: each other system against the baseline -- ``"t-test"`` (Student's
         paired t), ``"randomisation"`` (Fisher's paired randomisation test, B sign-flip trials,
         :func:`discpower.fisher_randomisation`), ``"bootstrap"`` (Sakai 2006's paired bootstrap,
-        :func:`discpower.paired_bootstrap`) -- with ``correction`` over the **m - 1 comparisons with
-        the baseline of each metric** (one family per metric). ``"tukey"`` / ``"parametric-tukey"``
-        read the baseline's p-values off the all-pairs test (so conservative: corrected for all
-        C(m, 2) pairs). A cell is marked ``+`` (significantly better than the baseline) or ``-``
-        (significantly worse).
+        :func:`discpower.paired_bootstrap`), ``"wilcoxon"``, ``"sign"`` or a callable -- with
+        ``correction`` over the **m - 1 comparisons with the baseline of each metric** (one family per
+        metric). ``"tukey"`` / ``"parametric-tukey"`` read the baseline's p-values off the all-pairs
+        test (so conservative: corrected for all C(m, 2) pairs). A cell is marked ``+``
+        (significantly better than the baseline) or ``-`` (significantly worse).
+      - ``baseline`` a list or tuple of run names (several baselines): the family of each metric is
+        every baseline against every other system, each pair once (two baselines are compared once,
+        under the first given): ``k (m - 1) - C(k, 2)`` comparisons for k baselines, and
+        ``correction`` is applied over all of them together. A cell lists a sign and the baseline's
+        marker for each baseline it differs from significantly (``+c-e``: better than baseline c,
+        worse than baseline e); :meth:`SystemComparison.to_frame` has a ``baseline`` column and
+        :meth:`SystemComparison.pair_frame`'s ``system_b`` is the baseline of each comparison.
+
+    The per-pair tests besides those: ``"wilcoxon"`` is Wilcoxon's signed-rank test,
+    ``scipy.stats.wilcoxon(x, y)`` with scipy's defaults (zero differences dropped,
+    ``zero_method="wilcox"``; tied |differences| given their average rank; the exact distribution,
+    a permutation distribution or the normal approximation as scipy's ``method="auto"`` decides, see
+    :func:`discpower.stats.significance.wilcoxon_signed_rank`); ``"sign"`` is the sign test,
+    ``scipy.stats.binomtest(k, n', 0.5)`` with k the topics where the first system scores higher and
+    n' the topics where the two differ (ties dropped). A **callable** ``test(x, y)`` gets the two
+    systems' per-topic scores (float arrays in topic order; ``x`` is ``system_a`` and ``y``
+    ``system_b`` of :meth:`SystemComparison.pair_frame`, so with a baseline ``y`` is the baseline's)
+    and returns the p-value, a float in [0, 1] or an object with a ``.pvalue`` such as scipy.stats'
+    results (``scipy.stats.ttest_rel``, ``scipy.stats.wilcoxon``, a ``functools.partial`` of one);
+    anything else raises a DiscpowerError naming the callable and the pair. Identical systems get
+    p = 1 from ``"wilcoxon"`` and ``"sign"``.
 
     ``correction``: ``"holm"`` (Holm 1979), ``"bonferroni"``, ``"bh"`` (Benjamini & Hochberg 1995,
-    false discovery rate), see :func:`discpower.adjust_pvalues`. The resampling tests use ``seed`` for
-    every metric and every pair (common random numbers).
+    false discovery rate), and statsmodels' ``multipletests`` names ``"sidak"``, ``"holm-sidak"``,
+    ``"simes-hochberg"``, ``"hommel"``, ``"fdr_bh"`` (= ``"bh"``), ``"fdr_by"``, ``"fdr_tsbh"``,
+    ``"fdr_tsbky"`` (the two-stage ones at ``alpha``), see :func:`discpower.adjust_pvalues`: each
+    gives statsmodels' adjusted p-values. The resampling tests use ``seed`` for every metric and
+    every pair (common random numbers).
 
     Parameters
     ----------
@@ -721,10 +957,13 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
         runs, metrics and options: ``metrics`` selects among them, ``options`` must be empty.
     metrics : metric text, Metric, list of them or dict {label: metric}
         What to compare the systems on (e.g. ``["nDCG@10", "RBP_ERG"]``).
-    baseline : str, optional
-        The name of the baseline run; None compares all pairs.
-    test : {"tukey", "parametric-tukey", "t-test", "randomisation", "bootstrap"}
-    correction : {None, "holm", "bonferroni", "bh"}
+    baseline : str, list or tuple of str, optional
+        The name of the baseline run, or the names of several; None compares all pairs.
+    test : {"tukey", "parametric-tukey", "t-test", "randomisation", "bootstrap", "wilcoxon", "sign"} or callable
+        The test; a callable ``test(x, y) -> p-value`` (or an object with ``.pvalue``) tests each pair.
+    correction : one of :data:`CORRECTIONS`
+        None, ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"sidak"``, ``"holm-sidak"``, ``"simes-hochberg"``,
+        ``"hommel"``, ``"fdr_bh"``, ``"fdr_by"``, ``"fdr_tsbh"``, ``"fdr_tsbky"``.
     alpha : float in (0, 1)
         Significance level; the confidence intervals are ``1 - alpha``.
     n_trials : int
@@ -745,14 +984,15 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     ------
     DiscpowerError
         An unknown test, correction or baseline, alpha outside (0, 1), a correction with a Tukey HSD,
-        fewer than 2 systems or topics, ...
+        fewer than 2 systems or topics, a test callable that fails or returns no p-value in [0, 1], ...
 
     References
     ----------
     Sakai, "Evaluating evaluation metrics based on the bootstrap", SIGIR 2006; Sakai, "Metrics, statistics,
     tests", LNCS 8173, 2014; Sakai, "Statistical reform in information retrieval?", SIGIR Forum 2014; Sakai,
     *Laboratory Experiments in Information Retrieval*, 2018; Carterette, TOIS 2012; Holm, Scand. J. Stat.
-    1979; Benjamini & Hochberg, JRSS B 1995.
+    1979; Benjamini & Hochberg, JRSS B 1995; Wilcoxon, Biometrics Bulletin 1945; Smucker, Allan & Carterette,
+    CIKM 2007 (the sign, Wilcoxon, t and randomisation tests in IR).
 
     Examples
     --------
@@ -761,6 +1001,15 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     >>> res = compare_systems(qrels, runs, ["nDCG@10"], n_trials=1000, seed=1)
     >>> res.means.shape, res.markers
     ((1, 4), ('a', 'b', 'c', 'd'))
+
+    Against two baselines with Wilcoxon's test, Holm-corrected over the 5 comparisons of each metric:
+
+    >>> vs = compare_systems(qrels, runs, ["nDCG@10", "P@5"], baseline=["run01", "run02"], test="wilcoxon",
+    ...                      correction="holm")
+    >>> vs.family_size(), sorted(vs.to_frame().baseline.unique())
+    (5, ['run01', 'run02'])
+    >>> print(vs.to_markdown(3, ci=True).splitlines()[0])
+    | System | nDCG@10 | P@5 |
     """
     # checked before anything is read; a seed of None or a Generator becomes the int that is recorded
     baseline, test, correction, alpha, B, seed = _options(baseline, test, correction, alpha, n_trials, seed)
@@ -773,8 +1022,6 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     if len(ev.runs) < 2:
         raise DiscpowerError(f"compare_systems compares systems: give at least 2 runs; got {len(ev.runs)} "
                              f"({', '.join(map(repr, ev.runs))})")
-    if baseline is not None and baseline not in ev.runs:
-        raise DiscpowerError(f"unknown baseline {baseline!r}: the runs are {', '.join(map(repr, ev.runs))} "
-                             f"(a run's name is its file name without directory and .gz)")
+    _unknown_baselines(baseline, ev.runs, "runs")
     scores = {label: ev.scores(label) for label in ev.labels}  # labelled: runs x topics
     return _compared(scores, ev.runs, ev.topics, baseline, test, correction, alpha, B, seed, bool(plus_one))

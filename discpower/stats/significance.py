@@ -9,6 +9,13 @@
   the mean difference, randomised or exact (Smucker, Allan & Carterette, CIKM 2007).
 * :func:`paired_bootstrap` -- Sakai's paired bootstrap test of the mean difference
   (Sakai, SIGIR 2006, "Evaluating evaluation metrics based on the bootstrap").
+* :func:`wilcoxon_signed_rank` -- Wilcoxon's signed-rank test of two systems (scipy's
+  :func:`scipy.stats.wilcoxon` with its defaults).
+* :func:`paired_sign_test` -- the sign test of two systems: the exact binomial test of the
+  number of topics the first system wins (:func:`scipy.stats.binomtest`).
+* :func:`adjust_pvalues` -- the multiple-comparison corrections of statsmodels'
+  ``multipletests`` (Bonferroni, Sidak, Holm, Holm-Sidak, Simes-Hochberg, Hommel and the
+  FDR procedures), in numpy.
 
 In every result ``diff[i, j]`` is mean(system i) - mean(system j) over the topics,
 ``pvalue`` is symmetric with NaN on the diagonal, and the resampling tests record
@@ -19,7 +26,10 @@ so a seed gives bit-identical p-values whatever the number of numba threads.
 
 from __future__ import annotations
 
+import difflib
+import functools
 import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,6 +37,7 @@ from numba import prange
 
 from cwla._shared import jit
 
+from .._params import alpha_level
 from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from ..typing import ArrayLike, Matrix, Seed
@@ -37,13 +48,30 @@ from .rng import next_below, seed_value, trial_state
 from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges, tukey_test
 
 __all__ = ["significance_test", "check_test", "TESTS", "fisher_test", "bootstrap_test", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "paired_bootstrap",
-           "MAX_EXACT_TOPICS", "adjust_pvalues"]
+           "MAX_EXACT_TOPICS", "adjust_pvalues", "check_correction", "CORRECTIONS", "CORRECTION_NAMES",
+           "wilcoxon_signed_rank", "wilcoxon_test", "paired_sign_test", "sign_test", "checked_pvalue"]
 
 #: the largest number of topics for which ``fisher_randomisation(exact=True)`` enumerates the 2^n sign flips
 MAX_EXACT_TOPICS = 24
 _CHUNK = 64  # trials per parallel task (fixed, so the split of the work never depends on the threads)
 _EXACT_CHUNK = 4096  # sign-flip masks per parallel task of the exact test
-_CORRECTIONS = (None, "holm", "bonferroni")
+_CORRECTIONS = (None, "holm", "bonferroni")  # those of paired_t_test
+#: the names :func:`adjust_pvalues` accepts: None, statsmodels' ``multipletests`` methods, and ``"bh"``
+#: (discpower's first name of ``"fdr_bh"``)
+CORRECTIONS = (None, "holm", "bonferroni", "bh", "sidak", "holm-sidak", "simes-hochberg", "hommel", "fdr_bh",
+               "fdr_by", "fdr_tsbh", "fdr_tsbky")
+#: each correction in words (captions)
+CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "sidak": "Sidak",
+                    "holm-sidak": "Holm-Sidak", "simes-hochberg": "Simes-Hochberg", "hommel": "Hommel",
+                    "fdr_bh": "Benjamini-Hochberg", "fdr_by": "Benjamini-Yekutieli",
+                    "fdr_tsbh": "two-stage Benjamini-Hochberg", "fdr_tsbky": "two-stage Benjamini-Krieger-Yekutieli"}
+#: statsmodels' other spellings of the same methods: not accepted, but suggested
+_STATSMODELS_ALIASES = {"b": "bonferroni", "bonf": "bonferroni", "s": "sidak", "h": "holm", "hs": "holm-sidak",
+                        "sh": "simes-hochberg", "ho": "hommel", "fdr_i": "fdr_bh", "fdr_p": "fdr_bh",
+                        "fdri": "fdr_bh", "fdrp": "fdr_bh", "fdr_n": "fdr_by", "fdr_c": "fdr_by", "fdrn": "fdr_by",
+                        "fdrcorr": "fdr_by", "fdr_2sbh": "fdr_tsbh", "fdr_2sbky": "fdr_tsbky",
+                        "fdr_twostage": "fdr_tsbky", "benjamini-hochberg": "bh", "benjamini-yekutieli": "fdr_by",
+                        "hochberg": "simes-hochberg", "bonferroni-holm": "holm"}
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -63,50 +91,184 @@ def _mean_diff(X):
     return means, means[:, None] - means[None, :]
 
 
-def adjust_pvalues(p: ArrayLike, correction: str | None) -> np.ndarray:
-    """Adjust a family of p-values for multiple comparisons.
+def check_correction(correction: object) -> str | None:
+    """``correction`` if it is one of :data:`CORRECTIONS`, else a DiscpowerError that lists the accepted names
+    and suggests the nearest (case, ``-`` and ``_`` aside: ``"BH"`` -> ``'bh'``, ``"holm_sidak"`` ->
+    ``'holm-sidak'``; statsmodels' short aliases such as ``"hs"`` -> ``'holm-sidak'``)."""
+    if correction is None or (isinstance(correction, str) and correction in CORRECTIONS):
+        return correction
+    names = [c for c in CORRECTIONS if c is not None]
+    message = (f"The 'correction' parameter must be None, 'holm', 'bonferroni' or 'bh' (Benjamini-Hochberg), or one "
+               f"of statsmodels' multipletests methods {', '.join(repr(c) for c in names[3:])}. "
+               f"Got {correction!r} instead")
+    if isinstance(correction, str):
+        def key(text):
+            return text.lower().replace("-", "").replace("_", "").replace(" ", "")
+
+        keys = {key(c): c for c in names}
+        keys.update({key(alias): c for alias, c in _STATSMODELS_ALIASES.items()})
+        given = key(correction)
+        if given in keys:
+            near = [keys[given]]
+        else:
+            near = list(dict.fromkeys(keys[k] for k in difflib.get_close_matches(given, list(keys), n=3, cutoff=0.6)))
+        if near:
+            raise DiscpowerError(f"{message}; did you mean {' or '.join(repr(c) for c in near)}?")
+    raise DiscpowerError(message + ".")
+
+
+def adjust_pvalues(p: ArrayLike, correction: str | None, *, alpha: float = 0.05) -> np.ndarray:
+    """Adjust a family of p-values for multiple comparisons (statsmodels' ``multipletests`` in numpy).
+
+    With the family's k p-values sorted ``p_(1) <= ... <= p_(k)`` (``p~`` the adjusted value, each
+    capped at 1; rejecting ``p~ < alpha`` is the procedure at level alpha):
+
+    * ``"bonferroni"``: ``p~_i = k p_i`` (single step, family-wise error).
+    * ``"sidak"`` (Sidak 1967): ``p~_i = 1 - (1 - p_i)^k``, computed as ``-expm1(k log1p(-p_i))``
+      (single step; exact family-wise error for independent tests).
+    * ``"holm"`` (Holm 1979, step-down): ``p~_(r) = max_{s <= r} (k - s + 1) p_(s)`` -- the running
+      maximum keeps the adjusted values in the order of the raw ones.
+    * ``"holm-sidak"`` (Holm 1979 with Sidak's steps): ``p~_(r) = max_{s <= r} 1 - (1 - p_(s))^(k - s + 1)``.
+    * ``"simes-hochberg"`` (Hochberg 1988, step-up, from Simes 1986):
+      ``p~_(r) = min_{s >= r} (k - s + 1) p_(s)``.
+    * ``"hommel"`` (Hommel 1988, the closed test of Simes tests; adjusted p-values by Wright 1992's
+      algorithm): start from ``a = p``; for each j = k, k - 1, ..., 2, with
+      ``c_j = min_{s=1..j} j p_(k-j+s) / s`` (the Simes test of the j largest), ``a_(r) = max(a_(r), c_j)``
+      for the j largest and ``a_(r) = max(a_(r), min(j p_(r), c_j))`` for the others.
+    * ``"fdr_bh"`` = ``"bh"`` (Benjamini & Hochberg 1995, step-up, false discovery rate):
+      ``p~_(r) = min_{s >= r} k p_(s) / s``.
+    * ``"fdr_by"`` (Benjamini & Yekutieli 2001, false discovery rate under any dependence):
+      ``p~_(r) = min_{s >= r} c_k k p_(s) / s`` with ``c_k = sum_{i=1..k} 1 / i``.
+    * ``"fdr_tsbh"`` and ``"fdr_tsbky"`` (Benjamini, Krieger & Yekutieli 2006, two-stage adaptive
+      step-up; statsmodels' default ``maxiter=1``): these depend on ``alpha``. With
+      ``f = 1 + alpha`` (tsbky; definition 6 of the paper) or ``f = 1`` (tsbh), ``alpha' = alpha / f``;
+      stage 1 is BH at ``alpha'``: ``r_1 = max{r : p_(r) <= r alpha' / k}`` rejections (0 if none). Then
+      ``p~ = f p~_BH`` if ``r_1`` is 0 or k, else ``p~ = f p~_BH (k - r_1) / k`` (the BH adjusted values
+      scaled by the estimated share of true null hypotheses, ``k_0 = k - r_1``).
+
+    Each equals ``statsmodels.stats.multitest.multipletests(p, alpha, method)[1]`` (to rounding; the tests
+    check 1e-12). Tied p-values get equal adjusted values.
 
     Parameters
     ----------
-    p : array-like of float
-        The unadjusted p-values of the family (here the C(m, 2) pairs).
-    correction : {None, "holm", "bonferroni", "bh"}
-        ``"bonferroni"``: ``min(1, k p_i)`` with k the family size.
-        ``"holm"`` (Holm 1979, step-down, family-wise error rate): with
-        ``p_(1) <= ... <= p_(k)``, ``p~_(r) = min(1, max_{s <= r} (k - s + 1) p_(s))`` --
-        the running maximum keeps the adjusted values in the order of the raw ones.
-        ``"bh"`` (Benjamini & Hochberg 1995, step-up, false discovery rate):
-        ``p~_(r) = min(1, min_{s >= r} k p_(s) / s)``; rejecting ``p~ < alpha`` is the
-        BH procedure at level alpha (statsmodels' ``fdr_bh``).
+    p : array-like of float, 1-dimensional
+        The unadjusted p-values of the family (here the C(m, 2) pairs), each in [0, 1].
+    correction : one of :data:`CORRECTIONS`
+        None (the p-values unchanged), ``"bonferroni"``, ``"sidak"``, ``"holm"``, ``"holm-sidak"``,
+        ``"simes-hochberg"``, ``"hommel"``, ``"bh"`` / ``"fdr_bh"``, ``"fdr_by"``, ``"fdr_tsbh"``,
+        ``"fdr_tsbky"``.
+    alpha : float in (0, 1)
+        The level of the two-stage procedures (ignored by the others, whose adjusted values hold for any
+        level).
 
     Returns
     -------
     ndarray
-        The adjusted p-values, in the input order (ties keep their order).
+        The adjusted p-values, in the input order.
+
+    Raises
+    ------
+    DiscpowerError
+        An unknown correction (with the accepted names and a suggestion), p not 1-dimensional, a p-value
+        outside [0, 1] or NaN.
 
     References
     ----------
     Holm, "A simple sequentially rejective multiple test procedure", Scand. J. Stat. 6, 1979.
+    Sidak, "Rectangular confidence regions for the means of multivariate normal distributions", JASA 62, 1967.
+    Simes, "An improved Bonferroni procedure for multiple tests of significance", Biometrika 73, 1986.
+    Hochberg, "A sharper Bonferroni procedure for multiple tests of significance", Biometrika 75, 1988.
+    Hommel, "A stagewise rejective multiple test procedure based on a modified Bonferroni test", Biometrika
+    75, 1988. Wright, "Adjusted p-values for simultaneous inference", Biometrics 48, 1992.
     Benjamini & Hochberg, "Controlling the false discovery rate: a practical and powerful approach
     to multiple testing", J. R. Stat. Soc. B 57, 1995.
+    Benjamini & Yekutieli, "The control of the false discovery rate in multiple testing under dependency",
+    Ann. Stat. 29, 2001.
+    Benjamini, Krieger & Yekutieli, "Adaptive linear step-up procedures that control the false discovery
+    rate", Biometrika 93, 2006.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.5], "holm").tolist()
+    [0.04, 0.09, 0.09, 0.5]
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.5], "hommel").round(4).tolist()
+    [0.04, 0.08, 0.06, 0.5]
     """
-    if correction not in _CORRECTIONS + ("bh",):
-        raise DiscpowerError(f"The 'correction' parameter must be one of None, 'holm', 'bonferroni' or 'bh'. "
-                             f"Got {correction!r} instead.")
-    p = np.asarray(p, dtype=np.float64)
+    correction = check_correction(correction)
+    try:
+        p = np.asarray(p, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise DiscpowerError(f"adjust_pvalues: p must be a vector of p-values (floats in [0, 1]): {err}") from None
+    if p.ndim != 1:
+        raise DiscpowerError(f"adjust_pvalues: p must be a 1-dimensional vector of p-values; got shape {p.shape}")
+    bad = np.flatnonzero(~((p >= 0.0) & (p <= 1.0)))
+    if bad.size:
+        raise DiscpowerError(f"adjust_pvalues: a p-value must be a float in [0, 1]; p[{bad[0]}] = {float(p[bad[0]])!r} "
+                             f"({bad.size} such value{'s' if bad.size > 1 else ''})")
+    if correction in ("fdr_tsbh", "fdr_tsbky"):
+        alpha = alpha_level(alpha)
     k = p.size
     if correction is None or k == 0:
         return p.copy()
     if correction == "bonferroni":
         return np.minimum(1.0, k * p)
+    if correction == "sidak":
+        with np.errstate(divide="ignore"):  # log1p(-1) = -inf: a p-value of 1 stays 1
+            return np.minimum(1.0, -np.expm1(k * np.log1p(-p)))
     order = np.argsort(p, kind="stable")
-    if correction == "bh":
-        ranked = k * p[order] / np.arange(1, k + 1)
-        stepped = np.minimum.accumulate(ranked[::-1])[::-1]
-    else:
-        stepped = np.maximum.accumulate((k - np.arange(k)) * p[order])
+    s = p[order]
+    steps = np.arange(k, 0, -1)  # k - r + 1 at rank r
+    if correction == "holm":
+        stepped = np.maximum.accumulate(steps * s)
+    elif correction == "holm-sidak":
+        with np.errstate(divide="ignore"):
+            stepped = np.maximum.accumulate(-np.expm1(steps * np.log1p(-s)))
+    elif correction == "simes-hochberg":
+        stepped = np.minimum.accumulate((steps * s)[::-1])[::-1]
+    elif correction == "hommel":
+        stepped = _hommel(s)
+    elif correction == "fdr_by":
+        harmonic = np.sum(1.0 / np.arange(1, k + 1))
+        stepped = np.minimum.accumulate((s / (np.arange(1, k + 1) / float(k) / harmonic))[::-1])[::-1]
+    else:  # the BH family: "bh", "fdr_bh" and the two-stage procedures built on it
+        stepped = _bh(s)
+        if correction in ("fdr_tsbh", "fdr_tsbky"):
+            stepped = _two_stage(s, np.minimum(1.0, stepped), alpha, bky=correction == "fdr_tsbky")
     out = np.empty(k)
     out[order] = np.minimum(1.0, stepped)
+    return out
+
+
+def _bh(s):
+    """Benjamini-Hochberg adjusted values of sorted p-values (not capped)."""
+    k = s.size
+    return np.minimum.accumulate((k * s / np.arange(1, k + 1))[::-1])[::-1]
+
+
+def _hommel(s):
+    """Hommel's adjusted values of sorted p-values, by Wright (1992)'s algorithm (statsmodels' loop)."""
+    k = s.size
+    a = s.copy()
+    for j in range(k, 1, -1):
+        c = np.min(j * s[-j:] / np.arange(1, j + 1.0))
+        a[-j:] = np.maximum(a[-j:], c)
+        a[:-j] = np.maximum(a[:-j], np.minimum(j * s[:-j], c))
+    return a
+
+
+def _two_stage(s, bh, alpha, bky):
+    """The two-stage adaptive BH values (Benjamini, Krieger & Yekutieli 2006; statsmodels' maxiter=1) of
+    sorted p-values ``s`` whose capped BH values are ``bh``."""
+    k = s.size
+    fact = 1.0 + alpha if bky else 1.0
+    below = s <= np.arange(1, k + 1) / float(k) * (alpha / fact)  # stage 1: BH at alpha / fact
+    r1 = int(np.flatnonzero(below).max()) + 1 if below.any() else 0
+    out = bh.copy()
+    if r1 in (0, k):
+        return out * fact
+    out *= (1.0 * k - r1) / k
+    if bky:
+        out *= 1.0 + alpha
     return out
 
 
@@ -555,6 +717,160 @@ def bootstrap_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, p
                         statistic=np.array([[0.0, z], [-z, 0.0]]),
                         pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
                         null_distribution=null, n_resamples=B, seed=seed, means=X.mean(axis=0))
+
+
+# ----------------------------------------------------------------------------- rank and sign tests
+
+def wilcoxon_signed_rank(x: ArrayLike, y: ArrayLike | None = None, *,
+                         systems: Sequence[str] | None = None) -> PairwiseTest:
+    """Wilcoxon's signed-rank test of two systems: :func:`scipy.stats.wilcoxon` with scipy's defaults.
+
+    With the per-topic differences ``d_t = x_t - y_t``:
+
+    * **zero differences** are dropped (scipy's default ``zero_method="wilcox"``, Wilcoxon 1945): the
+      test is on the n' topics where the systems differ;
+    * the |d_t| are ranked 1..n', **ties** getting the average of their ranks;
+      ``R+ = sum of the ranks of the positive d_t``, ``R- = n'(n' + 1)/2 - R+``; the statistic is
+      ``min(R+, R-)`` (two-sided);
+    * the p-value is two-sided and computed as scipy decides (``method="auto"``; scipy >= 1.13):
+      the exact null distribution of R+ when there are at most 50 topics and no ties or zero
+      differences; with ties or zeros, the exact permutation distribution (all 2^n sign flips) when
+      n <= 13, else the normal approximation, ``z = (R+ - n'(n' + 1)/4) / sigma`` with the tie-corrected
+      ``sigma^2 = (n'(n' + 1)(2n' + 1) - sum_ties (t^3 - t)/2) / 24`` and no continuity correction
+      (scipy's default ``correction=False``); the normal approximation above 50 topics. Older scipy
+      versions decide a little differently; the p-value is always the installed scipy's.
+
+    Two systems with the same score on every topic (no non-zero difference) get statistic 0 and
+    p = 1 without calling scipy (which warns there).
+
+    Parameters
+    ----------
+    x : array-like of shape (n_topics,), or (n_topics, 2) matrix / DataFrame
+        Scores of the first system, or both systems as two columns (then y is None).
+    y : array-like of shape (n_topics,), optional
+        Scores of the second system on the same topics.
+    systems : sequence of two str, optional
+        Names (default: the DataFrame's columns or the Series' names, else S1, S2).
+
+    Returns
+    -------
+    PairwiseTest
+        2 x 2; ``statistic`` = min(R+, R-) (symmetric), ``pvalue`` the two-sided p-value.
+
+    References
+    ----------
+    Wilcoxon, "Individual comparisons by ranking methods", Biometrics Bulletin 1, 1945; Pratt, "Remarks on
+    zeros and ties in the Wilcoxon signed rank procedures", JASA 54, 1959; Smucker, Allan & Carterette,
+    CIKM 2007 (the test in IR evaluation).
+
+    Examples
+    --------
+    >>> x = [0.7, 0.3, 0.2, 0.6, 0.4, 0.5]
+    >>> y = [0.5, 0.1, 0.0, 0.2, 0.4, 0.6]
+    >>> res = wilcoxon_signed_rank(x, y)
+    >>> import scipy.stats
+    >>> bool(res.pvalue[0, 1] == scipy.stats.wilcoxon(x, y).pvalue)
+    True
+    """
+    X, names = _two_systems(x, y, systems, "wilcoxon_signed_rank")
+    return wilcoxon_test(X, names)
+
+
+def wilcoxon_test(X: np.ndarray, systems: tuple) -> PairwiseTest:
+    """:func:`wilcoxon_signed_rank` on a checked (n, 2) matrix."""
+    n = X.shape[0]
+    x, y = X[:, 0], X[:, 1]
+    if np.all(x == y):
+        statistic, p = 0.0, 1.0
+    else:
+        import scipy.stats  # here, not at import time: scipy.stats costs about 0.5 s to import
+
+        res = scipy.stats.wilcoxon(x, y)
+        statistic, p = float(res.statistic), float(res.pvalue)
+    p = checked_pvalue(p, "scipy.stats.wilcoxon")
+    _, diff = _mean_diff(X)
+    return PairwiseTest(method="Wilcoxon signed-rank test", systems=systems, diff=diff,
+                        statistic=np.array([[0.0, statistic], [statistic, 0.0]]),
+                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n, means=X.mean(axis=0))
+
+
+def paired_sign_test(x: ArrayLike, y: ArrayLike | None = None, *,
+                     systems: Sequence[str] | None = None) -> PairwiseTest:
+    """The sign test of two systems: the exact two-sided binomial test of the topics each one wins.
+
+    With the per-topic differences ``d_t = x_t - y_t``, the zero differences (ties) are dropped; of the
+    n' topics left, k have ``d_t > 0``. Under the null hypothesis k ~ Binomial(n', 1/2), and the p-value
+    is ``scipy.stats.binomtest(k, n', 0.5).pvalue``: the probability of an outcome no more likely than
+    k, which for p = 1/2 is ``min(1, 2 P(K <= min(k, n' - k)))``. No non-zero difference (n' = 0) gives
+    p = 1.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_topics,), or (n_topics, 2) matrix / DataFrame
+        Scores of the first system, or both systems as two columns (then y is None).
+    y : array-like of shape (n_topics,), optional
+        Scores of the second system on the same topics.
+    systems : sequence of two str, optional
+        Names (default: the DataFrame's columns or the Series' names, else S1, S2).
+
+    Returns
+    -------
+    PairwiseTest
+        2 x 2; ``statistic[0, 1]`` = k (the topics the first system wins), ``statistic[1, 0]`` = n' - k.
+
+    References
+    ----------
+    Arbuthnott, 1710; Conover, *Practical Nonparametric Statistics*, 3rd ed., 1999, section 3.4; Smucker,
+    Allan & Carterette, CIKM 2007.
+
+    Examples
+    --------
+    >>> x = [0.7, 0.3, 0.2, 0.6, 0.4, 0.5]
+    >>> y = [0.5, 0.1, 0.0, 0.2, 0.4, 0.6]
+    >>> res = paired_sign_test(x, y)  # 4 wins, 1 loss, 1 tie: binomtest(4, 5)
+    >>> float(res.statistic[0, 1]), float(res.pvalue[0, 1])
+    (4.0, 0.375)
+    """
+    X, names = _two_systems(x, y, systems, "paired_sign_test")
+    return sign_test(X, names)
+
+
+def sign_test(X: np.ndarray, systems: tuple) -> PairwiseTest:
+    """:func:`paired_sign_test` on a checked (n, 2) matrix."""
+    n = X.shape[0]
+    d = X[:, 0] - X[:, 1]
+    wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+    p = _binomial_pvalue(wins, wins + losses)
+    _, diff = _mean_diff(X)
+    return PairwiseTest(method="sign test", systems=systems, diff=diff,
+                        statistic=np.array([[0.0, float(wins)], [float(losses), 0.0]]),
+                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n, means=X.mean(axis=0))
+
+
+@functools.lru_cache(maxsize=4096)
+def _binomial_pvalue(k: int, n: int) -> float:
+    """``scipy.stats.binomtest(k, n, 0.5).pvalue`` (1 for n = 0), once per (k, n)."""
+    if n == 0:
+        return 1.0
+    import scipy.stats  # here, not at import time: scipy.stats costs about 0.5 s to import
+
+    return checked_pvalue(scipy.stats.binomtest(k, n, 0.5).pvalue, "scipy.stats.binomtest")
+
+
+def checked_pvalue(value: object, what: str) -> float:
+    """The p-value a test returned -- a real number, or an object with a ``.pvalue`` (scipy's results) --
+    as a float in [0, 1]; else a DiscpowerError naming ``what`` returned it."""
+    p = getattr(value, "pvalue", value)
+    real = isinstance(p, numbers.Real) or (isinstance(p, np.ndarray) and p.ndim == 0 and p.dtype.kind in "fiu")
+    if not real or isinstance(p, (bool, np.bool_)):
+        shown = repr(value)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise DiscpowerError(f"{what} returned {shown} ({type(value).__name__}); a test must return its p-value, a "
+                             f"float in [0, 1], or an object with a .pvalue float (as scipy.stats' tests do)")
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise DiscpowerError(f"{what} returned the p-value {p!r}; a p-value must be a float in [0, 1]")
+    return p
 
 
 # ----------------------------------------------------------------------------- a test by its name
