@@ -24,8 +24,8 @@ def main():
                                      n_trials=2000, n_splits=1000, seed=2023)
     chosen = ["RBP_ERG", "RBP_max", "INST_ERG", "INST_PE", "AP_ERG", "ERR_ERG", "ERR_ERR", "Precision_max"]
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    discpower.plot_asl_curves({k: report.tests[k] for k in chosen}, ax)
-    ax.set_title("ASL curves, TREC DL 2019 (37 runs), cutoff 10, randomised Tukey HSD B=2000")
+    discpower.plot_asl_curves({k: report.tests[k] for k in chosen}, ax)  # the title names the test, B and alpha
+    ax.set_title("TREC DL 2019, cutoff 10. " + ax.get_title(), fontsize=9)
     fig.savefig(HERE / "figures" / "asl_dl19.png", dpi=130, bbox_inches="tight")
     ax = report.plot_similarity()
     ax.figure.set_size_inches(12, 10)

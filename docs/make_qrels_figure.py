@@ -23,20 +23,17 @@ def main():
     result = discpower.compare_qrels(DL19 / "qrels" / "qrels.dl19-passage.txt",
                                      DL19 / "candidate-qrels" / "llm" / CANDIDATE,
                                      sorted((DL19 / "runs").glob("*.gz")), "nDCG@10", n_trials=10_000, seed=1)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 5))
-    result.plot(ax=axes[0])
-    axes[0].set_title("DL19, NIST vs zero-shot LLM qrels: " + axes[0].get_title())
-    result.plot(ax=axes[1])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.4))
+    names = dict(truth_name="NIST qrels", candidate_name="LLM qrels (Llama-3-8B, direct 0-3 grading)")
+    result.plot(ax=axes[0], **names)   # the axes name the metric and topics, the title the test, B and alpha
+    axes[0].set_title("DL19, NIST vs zero-shot LLM qrels: " + axes[0].get_title(), fontsize=9)
     x, y = result.truth_means, result.candidate_means   # zoom past the outlying run (UNH_exDL_bm25)
-    axes[1].set_xlim(x.quantile(0.05) - 0.05, x.max() + 0.02)
-    axes[1].set_ylim(y.quantile(0.05) - 0.05, y.max() + 0.02)
-    axes[1].set_title("the same, zoomed on the bulk of the runs")
-    for ax in axes:
-        ax.set_xlabel("mean nDCG@10, NIST qrels")
-    axes[0].set_ylabel("mean nDCG@10, LLM qrels (Llama-3-8B, direct 0-3 grading)")
+    result.plot(ax=axes[1], xlim=(x.quantile(0.05) - 0.05, x.max() + 0.02),
+                ylim=(y.quantile(0.05) - 0.05, y.max() + 0.02), **names)
+    axes[1].set_title("the same, zoomed on the bulk of the runs", fontsize=9)
     axes[1].set_ylabel("")
-    fig.suptitle("Runs scored under both qrels; system pairs significant under NIST only (Type II) in blue, "
-                 "under the LLM qrels only (Type I) in red; randomised Tukey HSD, B = 10,000", fontsize=9)
+    fig.suptitle("Runs scored under both qrels; system pairs significant under NIST only (Type II errors) dashed "
+                 "blue, under the LLM qrels only (Type I errors) solid vermillion", fontsize=9)
     fig.tight_layout()
     fig.savefig(HERE / "figures" / "qrels_figure1_dl19.png", dpi=110, bbox_inches="tight")
     m = result.measures

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._params import alpha_level
-from .._plots import pyplot
+from .._plots import NEUTRAL, describe_test, line_style, pyplot
 from ..errors import DiscpowerError
 from ..typing import Tests
 from .result import PairwiseTest
@@ -75,24 +75,42 @@ def asl_curves(tests: Tests) -> pd.DataFrame:
 
 
 def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05,
-                    ylim: tuple[float, float] | None = (0.0, 0.1), legend: bool = True) -> Axes:
+                    ylim: tuple[float, float] | None = (0.0, 0.1), legend: bool = True,
+                    title: str | None = None) -> Axes:
     """Chen & Sakai's Figure 4: one ASL curve per metric (p-value against system pair rank sorted by p).
 
     ``ylim=(0, 0.1)`` zooms on the region where pairs become significant (None: the full [0, 1]);
-    a dotted line marks ``alpha``. Returns the matplotlib Axes.
+    a dotted grey line marks ``alpha``. Each curve takes the next colour of Okabe & Ito's colour-blind-safe
+    palette, line style and marker (any two of the first 28 curves differ in colour and style, so they stay
+    apart in greyscale). The title names the test, B and alpha (and the systems,
+    pairs and topics), or is ``title``; the legend names the metrics, and alpha. A metric whose test differs
+    from the others' has its test in its legend entry. Returns the matplotlib Axes.
     """
     plt = pyplot("plot_asl_curves")
     alpha = alpha_level(alpha)
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4.5))
     named = _named_tests(tests)
-    styles = ["-", "--", "-.", ":"]
+    kinds = {(test.method, test.n_resamples) for _, test in named}
     for k, (label, test) in enumerate(named):
         curve = test.asl_curve()
-        ax.plot(np.arange(1, len(curve) + 1), curve, styles[(k // 10) % len(styles)], lw=1.2, label=label)
-    ax.axhline(alpha, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel("system pairs sorted by p-value")
+        if len(kinds) > 1:
+            label = f"{label} ({describe_test(test.method, test.n_resamples)})"
+        # markers evenly spaced along the drawn curve (a tenth of the axes' diagonal apart), staggered
+        ax.plot(np.arange(1, len(curve) + 1), curve, lw=1.2, ms=3.5, label=label,
+                markevery=(0.1 * (k % 7) / 7, 0.1), **line_style(k))
+    ax.axhline(alpha, color=NEUTRAL, lw=0.8, ls=":", label=f"α = {alpha:g}")
+    pairs = {len(test.pair_pvalues()) for _, test in named}
+    shape = {(test.n_systems, test.n_topics) for _, test in named}
+    ax.set_xlabel("system pairs, sorted by p-value" + (f" ({pairs.pop():,} pairs)" if len(pairs) == 1 else ""))
     ax.set_ylabel("achieved significance level (p-value)")
+    if title is None:
+        tested = describe_test(*kinds.pop(), alpha) if len(kinds) == 1 else f"α = {alpha:g}"
+        title = f"ASL curves: {tested}"
+        if len(shape) == 1:
+            m, n = shape.pop()
+            title += f"\n{m} systems, {n} topics"
+    ax.set_title(title, fontsize=9)
     if ylim is not None:
         ax.set_ylim(*ylim)
     if legend:

@@ -97,6 +97,7 @@ def test_the_report_alone_needs_no_matplotlib(tmp_path, capsys, no_matplotlib):
                  "--splits", "0", "--quiet"])
     out = capsys.readouterr()
     assert code == 0, out.err
-    assert out.out.startswith("# meta-evaluation: 2 metrics, 6 runs, 12 topics")
+    assert out.out.startswith("# discpower meta: meta-evaluation of 2 metrics\n")
+    assert "\n# runs: 6\n# topics: 12\n" in out.out
     report = discpower.meta_evaluate(cwla.evaluate(qrels, runs, ["AP", "P@5"]), n_trials=B, n_splits=0)
     assert np.isfinite(report.to_frame()["dp"]).all()
