@@ -222,3 +222,13 @@ def jit(*, parallel=False, cache=True):
         return _Serialised(dispatcher) if parallel else dispatcher
 
     return decorate
+
+
+def _install_compile_notice() -> None:
+    """The status line that says when kernels are being compiled, and how long it took (:mod:`cwla.progress`)."""
+    from .progress import install_compile_notice
+
+    install_compile_notice(_CACHE_DIR)
+
+
+_install_compile_notice()

@@ -8,32 +8,38 @@ packages share so that each concept is declared once -- is named here:
 * :func:`jit`: numba's options and kernel cache (:mod:`cwla._numba`);
 * the parameter checks with one message (:mod:`cwla._validate`);
 * the LaTeX helpers every ``to_latex`` uses (:mod:`cwla._latex`);
+* how every result object shows itself (``repr``, ``_repr_html_``, ``summary``: :mod:`cwla._display`);
 * the opener of text files and the writers that never touch an input (:mod:`cwla.data.files`);
 * the hook that keeps old module paths working (:mod:`cwla._moved`);
 * the metric language's tables (Chen & Sakai's browsing models, the aggregations) and the parsing of a list
   of metrics into labelled measures (:func:`cwla.scoring.evaluator.as_metrics`);
+* the progress reports (:mod:`cwla.progress`) and the commands' reports (:mod:`cwla.bridges.report`);
 * the command line's shared arguments and its error handling (:mod:`cwla.bridges.cli`).
 
 Not for users: the names may change with cwla (the two packages are released together).
 """
 
+from ._display import Displayed, Shown, count_text, legend, short_labels
 from ._latex import bold, escape, grid, inline_math, superscript, table, tabular
 from ._moved import keep_old_paths
 from ._numba import jit
 from ._validate import FLAG, NONE, Interval, Options, check
+from .bridges.report import FORMATS, Report, render
 from .data.files import atomic_write, atomic_write_text, check_outputs, text_lines
 from .metrics.aggregations import AGGREGATIONS
 from .metrics.browsing import BROWSING_MODELS
+from .progress import reporter, scope, scoped
 from .scoring.evaluator import as_metrics
 
 #: the command line's shared arguments and error handling (:mod:`cwla.bridges.cli`), imported when first
 #: asked for: only the ``discpower`` command needs them (and argparse), not ``import discpower``
-CLI = ("add_option_arguments", "add_scoring_arguments", "evaluation_options", "run_command", "scoring_options",
+CLI = ("add_option_arguments", "add_quiet_argument", "add_scoring_arguments", "evaluation_options", "run_command", "scoring_options",
        "topic_notes")
 
 __all__ = ["jit", "check", "Interval", "Options", "NONE", "FLAG", "bold", "escape", "grid", "inline_math",
            "superscript", "table", "tabular", "text_lines", "atomic_write", "atomic_write_text", "check_outputs",
-           "keep_old_paths", "AGGREGATIONS", "BROWSING_MODELS", "as_metrics", *CLI]
+           "keep_old_paths", "Displayed", "Shown", "count_text", "legend", "short_labels", "AGGREGATIONS", "BROWSING_MODELS", "as_metrics",
+           "reporter", "scope", "scoped", "Report", "render", "FORMATS", *CLI]
 
 
 def __getattr__(name: str) -> object:

@@ -14,7 +14,8 @@ __all__ = ["Seed", "Progress", "Tests", "Matrix", "ArrayLike", "MetricLike", "Me
 
 #: a seed: an integer in [0, 2**64), a numpy Generator (one draw is taken), or None (drawn from the OS, reported)
 Seed = Union[int, np.random.Generator, None]
-#: progress reporting: True (a line on stderr), False/None, or a callable (done, total)
+#: progress reporting: None (a line on stderr when it is a terminal), True (always), False (none), or a callable
+#: (done, total): :mod:`cwla.progress`
 Progress = Union[bool, None, Callable[[int, int], object]]
 #: pairwise tests: one, a list, or ``{label: test}`` (a forward reference: this module sits under every other)
 Tests = Union["PairwiseTest", Sequence["PairwiseTest"], Mapping[str, "PairwiseTest"]]

@@ -2,16 +2,22 @@
 
 Usage::
 
-    cwla eval QRELS RUN [RUN ...] [-m METRIC ...] [-q] [-c] [-l LEVEL] [-M N] [-J] [--format tsv|trec]
+    cwla eval QRELS RUN [RUN ...] [-m METRIC ...] [-q] [-c] [-l LEVEL] [-M N] [-J]
+              [--format tsv|wide|jsonl|markdown|trec] [--no-header] [--quiet]
               [--gain G] [--cutoff K] [--depth H] [--stop] [--order trec_eval|file] [--ties float32|float64]
-    cwla demo [--topics N] [--runs N] [--seed S]
+    cwla demo [--topics N] [--runs N] [--seed S] [--quiet]
     cwla --version
 
-``cwla eval`` prints a tab-separated table ``run, topic, metric, value, residual``
-to stdout: per-topic rows (with ``-q``/``--per-topic``) and then one row per run and
-metric with topic ``all``, the mean over the qrels topics (the sum for counts such as
-``num_ret``). ``--format trec`` prints trec_eval's own lines instead
-(``measure<TAB>topic<TAB>value``, trec_eval's names, order and decimals).
+``cwla eval`` prints a report (:mod:`cwla.bridges.report`): ``#`` lines saying what was computed
+(the qrels, the runs, the topics, each metric's canonical text, the options given) and what
+``value`` and ``residual`` mean, then a tab-separated table ``run, topic, metric, value, residual``:
+per-topic rows (with ``-q``/``--per-topic``) and then one row per run and metric with topic ``all``,
+the mean over the qrels topics (the sum for counts such as ``num_ret``). ``--no-header`` leaves the
+``#`` lines out; ``--format wide`` prints the runs x metrics table of the means instead,
+``markdown`` the same as a pipe table, ``jsonl`` a header record and one record per row, and
+``--format trec`` trec_eval's own lines (``measure<TAB>topic<TAB>value``, trec_eval's names, order
+and decimals). Progress (reading the runs, a first compile of the kernels) is drawn on stderr when
+it is a terminal, never into a pipe; ``--quiet`` turns it off (:mod:`cwla.progress`).
 
 Metrics are written as in :func:`cwla.parse_metric`: ir_measures and trec_eval names
 (``nDCG@10``, ``'P(rel=2)@10'``, ``map``, ``P.10``, ``ndcg_cut.10``, ``recip_rank``),
@@ -73,6 +79,10 @@ def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # --help, --version and usage errors
         return _exit_code(exit_)
+    if getattr(args, "quiet", False):
+        from ..progress import configure
+
+        configure(enabled=False)
     try:
         return args.func(args)
     except BrokenPipeError:
@@ -226,10 +236,14 @@ def _eval_parser(commands):
     p.add_argument("-c", dest="complete", action="store_true",
                    help="average over every qrels topic, a topic missing from a run scoring 0 (trec_eval's -c; "
                         "cwla always does this)")
-    p.add_argument("--format", choices=("tsv", "trec"), default="tsv",
-                   help="tsv (default): run, topic, metric, value, residual; trec: what trec_eval prints "
+    p.add_argument("--format", choices=("tsv", "wide", "jsonl", "markdown", "trec"), default="tsv",
+                   help="tsv (default): '#' lines saying what was computed, then run, topic, metric, value, residual; "
+                        "wide: the runs x metrics table of the means (TSV); jsonl: a header record, then one record "
+                        "per row; markdown: the runs x metrics table; trec: what trec_eval prints "
                         "('measure<TAB>topic<TAB>value' lines, 4 decimals, its measure order, runid and num_q; "
                         "without -m its 'official' measures; -m all_trec, -m official, -m set as in trec_eval)")
+    p.add_argument("--no-header", dest="no_header", action="store_true",
+                   help="tsv and wide: no '#' lines before the table (the bare table, as before 0.2)")
     p.add_argument("--trec-eval", dest="trec_eval", type=int, choices=(9, 10), default=None,
                    help="trec_eval's conventions where its versions differ: 9 (default; trec_eval 9.0, pytrec_eval, "
                         "NIST's published results) or 10 (trec_eval >= 10: iprec_at_recall's and 11pt_avg's recall "
@@ -275,6 +289,13 @@ def add_option_arguments(p: argparse.ArgumentParser) -> None:
                    help="document order: trec_eval (score descending, ties by docno descending; default) "
                         "or file (the order of the lines)")
     add_trec_eval_arguments(p)
+    add_quiet_argument(p)
+
+
+def add_quiet_argument(p: argparse.ArgumentParser) -> None:
+    """--quiet: no progress bars nor compile notice on stderr (they are drawn only on a terminal anyway)."""
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress on stderr (drawn only when stderr is a terminal: never into a pipe or file)")
 
 
 def add_trec_eval_arguments(p: argparse.ArgumentParser) -> None:
@@ -356,6 +377,7 @@ def _demo_parser(commands):
     p.add_argument("--topics", type=int, default=30, metavar="N", help="number of topics (default 30)")
     p.add_argument("--runs", type=int, default=12, metavar="N", help="number of runs (default 12)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    add_quiet_argument(p)
     p.set_defaults(func=_cmd_demo)
 
 
@@ -379,7 +401,7 @@ def _cmd_eval(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ev = evaluate(args.qrels, args.runs, metrics, **options)
-    sys.stdout.write(_tsv(ev.to_frame(per_topic=args.per_topic, means=True)))
+    sys.stdout.write(_eval_report(args, ev, given))
     sys.stdout.flush()
     _print_warnings(caught)
     for line in _option_notes(given, parsed, labels) + topic_notes(ev):
@@ -511,6 +533,57 @@ def _number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
+def _eval_report(args, ev, given: dict) -> str:
+    """``cwla eval``'s output in ``--format`` tsv / wide / jsonl / markdown (:mod:`cwla.bridges.report`)."""
+    from .report import Report, render
+
+    wide = args.format in ("wide", "markdown")
+    if wide and args.per_topic:
+        raise ValueError(f"--format {args.format} prints the runs x metrics table of the means; for the value of "
+                         f"every topic use -q with --format tsv or jsonl")
+    if wide:
+        means = ev.means()
+        table = means.reset_index()
+        caption = "each run's value over the topics"
+    else:
+        table = ev.to_frame(per_topic=args.per_topic, means=True)
+        caption = "values"
+    n_topics = len(ev.topics)
+    options = ", ".join(f"{flag} {value}" for flag, value in _given_flags(args, given)) or "none (the defaults)"
+    facts = [("qrels", args.qrels), ("runs", f"{len(ev.runs)} ({_names(ev.runs)})"),
+             ("topics", f"{n_topics} (the qrels topics; a topic missing from a run scores 0)")]
+    facts += [(f"metric {label}", str(metric)) for label, metric in zip(ev.labels, ev.metrics)]
+    facts.append(("options", options))
+    glossary = [("value", f"the metric's value; topic 'all' (and --format wide): the mean over the {n_topics} "
+                          f"topics, the sum for counts (num_ret, num_rel, ...)")]
+    if not wide:
+        glossary.append(("residual", "what the unjudged documents the metric reads could change in its value "
+                                     "(docs/metrics.md states each metric's residual exactly)"))
+    report = Report(f"cwla eval: {len(ev.labels)} metric(s) x {len(ev.runs)} run(s) x {n_topics} topics",
+                    facts=facts, glossary=glossary, tables=[(caption, table)])
+    if args.format in ("tsv", "wide"):
+        return render(report, "tsv", header=not args.no_header)
+    return render(report, args.format)
+
+
+def _given_flags(args, given: dict) -> list[tuple[str, object]]:
+    """The scoring options given on the command line, as flag and value."""
+    flags = {"gain": "--gain", "cutoff": "--cutoff", "depth": "--depth", "stop": "--stop", "rel": "-l",
+             "judged_only": "-J"}
+    out = [(flags[k], "" if v is True else v) for k, v in given.items() if v is not None and k in flags]
+    for flag, value in (("-M", args.max_docs), ("--ties", args.ties), ("--trec-eval", args.trec_eval)):
+        if value is not None:
+            out.append((flag, value))
+    if args.order != "trec_eval":
+        out.append(("--order", args.order))
+    return out
+
+
+def _names(names, limit: int = 4) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
+
+
 def _tsv(frame) -> str:
     """The table as TSV text: the header line, then one line per row, values with 6 decimals."""
     lines = ["\t".join(HEADER)]
@@ -579,7 +652,7 @@ def _cmd_demo(args) -> int:
         print(title)
         print(_block(means, columns, width))
         print()
-    print(_demo_next(width))
+    print(_demo_next(width, args, means, col))
     print()
     print(f"time: prepare {t1 - t0:.3f} s + evaluate {t2 - t1:.3f} s for {len(metrics)} metrics x "
           f"{len(col.runs)} runs x {len(col.topics)} topics; one-off kernel compile/load {compile_s:.2f} s "
@@ -605,11 +678,39 @@ def _demo_reading(means, width) -> str:
     return textwrap.fill(text, width=width)
 
 
-def _demo_next(width) -> str:
+def _demo_next(width, args=None, means=None, col=None) -> str:
+    """What to run next: the demo's own numbers from the shell (its collection written as TREC files, its
+    metrics at its setting, with the values they print), how a paper name alone differs, and the commands
+    for the user's runs."""
     import textwrap
 
-    lines = [
-        "Next:",
+    lines = []
+    if args is not None and means is not None:
+        from ..scoring.evaluator import evaluate
+
+        run = means.index[0]
+        sizes = "".join(f"{name}={value}, " for name, value, default in
+                        (("n_topics", args.topics, 30), ("n_runs", args.runs, 12)) if value != default)
+        folder = "cwla-demo"
+        files = f"{folder}/qrels.txt {folder}/{run}"
+        alone = evaluate(col, metrics={"RBP_PE": "RBP_PE"}).means().at[run, "RBP_PE"]
+        lines += textwrap.wrap("Next: the demo's numbers from the shell -- its collection as TREC files, then "
+                               "its metrics at its setting (cutoff 10, depth 10, stop):", width=width)
+        lines += [
+            f"  python -c \"import cwla; cwla.synthetic.write_trec(*cwla.synthetic.collection({sizes}seed="
+            f"{args.seed}), '{folder}')\"",
+            f"  cwla eval {files} -m 'INST_PE[cutoff=10, depth=10, stop=true]'     {run}'s INST_PE "
+            f"{means.at[run, 'INST_PE']:.3f}",
+            f"  cwla eval --cutoff 10 --depth 10 --stop {files} -m RBP_PE -m AP_ERG     "
+            f"{means.at[run, 'RBP_PE']:.3f}, {means.at[run, 'AP_ERG']:.3f}",
+        ]
+        lines += textwrap.wrap(
+            f"A paper name alone is scored at cwla eval's defaults (no cutoff, depth 1000, no stop): "
+            f"'-m RBP_PE' gives {run} {alone:.3f}, not {means.at[run, 'RBP_PE']:.3f}.", width=width)
+        lines.append("Your runs:")
+    else:
+        lines.append("Next:")
+    lines += [
         "  cwla eval QRELS RUN [RUN ...] -m nDCG@10 -m 'P(rel=2)@10' -m map -m INST_PE     your runs, TSV",
         "  cwla eval -q -l 2 -m map -m P.10 -m ndcg_cut.10 --format trec QRELS RUN       trec_eval's output",
         "  discpower meta QRELS RUN [RUN ...] -m RBP_ERG -m INST_PE -m AP_ERG             discriminative power",

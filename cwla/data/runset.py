@@ -34,12 +34,14 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from .._display import Displayed, Shown, count_text
 from ._docnos import Strings, strings_of
 from ._join import cell_starts, group_by_cell, order_cells
 from ._pairs import Docnos, PairBuilder, find_pairs
 from ._tokenize import RunColumns, Workspace, read_run_file
 from .._validate import FLAG, Interval, NONE, Options, check
 from ..errors import InputError
+from ..progress import Bar
 from .files import text_size
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
 from .store import MANIFEST, check_arrays, map_arrays, read_manifest, write_folder
@@ -196,8 +198,8 @@ def _raise_duplicate(name, source, part: _Part, position: int):
     raise InputError(f"run {name!r}: docno {part.docnos[part.rows[position]]!r} appears twice for topic {topic!r}")
 
 
-@attrs.frozen(eq=False)
-class RunSet:
+@attrs.frozen(eq=False, repr=False)
+class RunSet(Displayed):
     """Runs read once (see the module docstring); plain arrays, no qrels.
 
     Attributes
@@ -234,6 +236,19 @@ class RunSet:
 
     def __len__(self) -> int:
         return len(self.names)
+
+    def _shown(self) -> Shown:
+        """Per run: the topics it retrieves for, its documents and its deepest ranking."""
+        lengths = np.asarray(self.lengths).reshape(len(self.names), len(self.topics))
+        table = pd.DataFrame({"topics": (lengths > 0).sum(axis=1).astype(np.int64),
+                              "documents": lengths.sum(axis=1).astype(np.int64),
+                              "depth": lengths.max(axis=1, initial=0).astype(np.int64)},
+                             index=pd.Index(self.names, name="run")).rename_axis(columns="count")
+        facts = [f"ties={self.ties}", f"order={self.order}", f"{self.nbytes / 2**20:.1f} MiB"]
+        if self.store is not None:
+            facts.append("memory-mapped")
+        return Shown("RunSet", f"{count_text(len(self.names), 'run')} x {count_text(len(self.topics), 'topic')}, "
+                     f"{count_text(int(lengths.sum()), 'document')}", table, tuple(facts))
 
     def starts(self, run: int) -> np.ndarray:
         """Where each topic's ranking of run ``run`` starts in ``doc_ids[run]``."""
@@ -379,7 +394,8 @@ def open_runs(directory: str | os.PathLike, *, verify: bool = True) -> RunSet:
     way after it was written (a pair id moved to another topic, a run renamed in the manifest) is
     refused. A file this machine has verified before and whose stamp is unchanged (device, inode,
     size, modification and change times; recorded only once the file is 60 s old, and never on a
-    file system held in memory) is not read again (:mod:`cwla.data._verified`). ``verify=False`` skips the hashing for speed (the pages are then
+    file system held in memory) is not read again (a record kept in :func:`cwla.cache_dir`). ``verify=False``
+    skips the hashing for speed (the pages are then
     read when the runs are scored) and opens stores of format version 1, which carry no checksums.
 
     The RunSet scores exactly as the one that was saved (same names, topics, docnos, ties and
@@ -407,6 +423,16 @@ def open_runs(directory: str | os.PathLike, *, verify: bool = True) -> RunSet:
         interrupted save), a manifest of another format or version or with bad fields, an array file
         that is missing, truncated, longer than its header, or of another dtype or shape than the
         manifest says, an inconsistent structure, or (``verify``) a checksum that does not match.
+
+    Examples
+    --------
+    >>> import os, tempfile, cwla
+    >>> qrels, runs = cwla.synthetic.collection(seed=1)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = os.path.join(folder.name, "store")
+    >>> _ = cwla.read_runs(runs).save(store)
+    >>> cwla.is_run_store(store), cwla.open_runs(store).names[:2]
+    (True, ('run01', 'run02'))
     """
     check(verify, "verify", FLAG, func="open_runs")
     folder = os.path.abspath(os.fspath(directory))
@@ -565,6 +591,16 @@ def read_runs(runs: Any, *, workers: int | None = None, ties: str = "float32", o
         For malformed runs, and for a folder that is not a readable run store.
     ValueError
         For a RunSet or store read with other ``ties`` or ``order``.
+
+    Examples
+    --------
+    >>> import cwla
+    >>> qrels, runs = cwla.synthetic.collection(seed=1)   # runs: a dict {name: DataFrame}
+    >>> rs = cwla.read_runs(runs)
+    >>> rs.names[:3], len(rs.topics)
+    (('run01', 'run02', 'run03'), 31)
+    >>> cwla.evaluate(qrels, rs, ["nDCG@10", "P@10"]).means().shape   # read once, scored many times
+    (12, 2)
     """
     check_ties(ties, "read_runs")
     check_order(order, "read_runs")
@@ -605,7 +641,11 @@ def read_named(named: list, *, workers: int | None = None, ties: str = "float32"
         finally:
             workspaces.put(workspace)
 
-    results = list(_in_order(read, range(len(named)), workers))
+    bar = Bar(len(named), "reading runs", unit="files")
+    results = []
+    for r, result in enumerate(_in_order(read, range(len(named)), workers)):
+        results.append(result)
+        bar(r + 1)
     topics, lengths, doc_ids, scores = (list(column) for column in zip(*results))
     labels = sorted(set().union(*topics))
     pair_starts, docnos = pairs.freeze(labels, list(zip(topics, lengths, doc_ids)), workers)

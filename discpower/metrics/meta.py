@@ -19,7 +19,8 @@ import pandas as pd
 
 import cwla
 from cwla import Evaluation
-from cwla._shared import Interval, check, tabular
+from cwla._shared import Displayed, Interval, Shown, check, count_text, legend, short_labels, tabular
+from cwla._shared import scoped
 
 from .._params import alpha_level
 from .._params import digits as digits_value
@@ -46,8 +47,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["MetaEvaluation", "meta_evaluate", "meta_memory"]
 
 
-@attrs.frozen(eq=False)
-class MetaEvaluation:
+@attrs.frozen(eq=False, repr=False)
+class MetaEvaluation(Displayed):
     """Meta-evaluation of metrics on one collection (see :func:`meta_evaluate`).
 
     Attributes
@@ -83,6 +84,24 @@ class MetaEvaluation:
     @property
     def labels(self) -> tuple:
         return self.evaluation.labels
+
+    def _shown(self) -> Shown:
+        """:meth:`to_frame`, one row per metric (its label abbreviated when long)."""
+        shorts = short_labels(self.labels)
+        frame = self.to_frame()
+        table = frame.assign(metric=frame["metric"].map(dict(zip(self.labels, shorts)))).set_index("metric")
+        n_m, n_r, n_t = self.evaluation.values.shape
+        facts = [f"alpha={self.alpha:g}"]
+        test = next(iter(self.tests.values()), None)
+        if test is not None and test.n_resamples is not None:
+            facts.append(f"B={test.n_resamples:,}")
+        if self.consistency is not None:
+            facts.append(count_text(self.consistency.n_splits, "split"))
+        if self.families:
+            facts.append(count_text(len(self.families), "family", "families"))
+        return Shown("MetaEvaluation", f"{count_text(n_m, 'metric')} x {count_text(n_r, 'run')} x "
+                     f"{count_text(n_t, 'topic')}", table.rename_axis(columns="statistic"), tuple(facts),
+                     legend(self.labels, shorts))
 
     def discriminative_power(self, alpha: float | None = None) -> pd.DataFrame:
         """Per metric: discriminative power at ``alpha`` (default: the analysis' alpha) and Delta_alpha."""
@@ -135,10 +154,11 @@ class MetaEvaluation:
         return tabular(self.to_frame(), digits)
 
     def plot_asl(self, ax: Axes | None = None, *, ylim: tuple[float, float] | None = (0.0, 0.1),
-                 legend: bool = True) -> Axes:
-        """ASL curves, one per metric (Chen & Sakai's Figure 4); ``ylim=None`` shows [0, 1]."""
+                 legend: bool = True, title: str | None = None) -> Axes:
+        """ASL curves, one per metric (Chen & Sakai's Figure 4; :func:`~discpower.plot_asl_curves`): the
+        title names the test, B and alpha unless ``title`` is given; ``ylim=None`` shows [0, 1]."""
         pyplot("MetaEvaluation.plot_asl")
-        return plot_asl_curves(self.tests, ax, alpha=self.alpha, ylim=ylim, legend=legend)
+        return plot_asl_curves(self.tests, ax, alpha=self.alpha, ylim=ylim, legend=legend, title=title)
 
     def plot_similarity(self, ax: Axes | None = None, **kwargs: object) -> Axes:
         """Heatmap of Kendall tau-b between the metrics' rankings (Chen & Sakai's Figure 2)."""
@@ -154,9 +174,10 @@ def meta_memory(n_metrics: int, n_trials: int, n_splits: int, split_trials: int)
     return 8 * (n_metrics + 1) * n_trials + split_half_memory(n_metrics, n_splits, split_trials) + families
 
 
+@scoped
 def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
                   metrics: MetricsLike | None = None, *, n_trials: int = 2000, n_splits: int = 1000,
-                  split_trials: int | None = None, alpha: float = 0.05, seed: Seed = 0, progress: Progress = False,
+                  split_trials: int | None = None, alpha: float = 0.05, seed: Seed = 0, progress: Progress = None,
                   families: Families = None, **options: object) -> MetaEvaluation:
     """Meta-evaluate metrics: discriminative power, ASL curves, ranking similarity, split-half consistency.
 
@@ -179,8 +200,9 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     seed : int
         One seed for everything. Every metric's test uses the same relabellings (common random
         numbers, so differences between metrics are not resampling noise).
-    progress : bool or callable
-        True draws a progress bar on stderr; a callable gets ``(done, total)``.
+    progress : bool, None or callable
+        None (default): progress bars on stderr when it is a terminal; True: always; False: none (nor
+        for the reading and compiling it starts); a callable gets ``(done, total)`` (:mod:`cwla.progress`).
     families : None, "model", "all" or mapping {family: [label, ...]}
         The test families within which metrics are compared (ranks of discriminative power, the
         split-half Tukey HSD of :meth:`MetaEvaluation.table3`). None: one family per browsing model
@@ -191,6 +213,20 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     Returns
     -------
     MetaEvaluation
+
+    Examples
+    --------
+    >>> import cwla, discpower
+    >>> qrels, runs = cwla.synthetic.collection(seed=1)        # 30 topics, 12 runs
+    >>> me = discpower.meta_evaluate(qrels, runs, ["nDCG@10", "P@10", "RBP_ERG"], n_trials=200, n_splits=50,
+    ...                              seed=1)
+    >>> me.discriminative_power()[["metric", "significant_pairs", "pairs"]]
+        metric  significant_pairs  pairs
+    0  nDCG@10                 32     66
+    1     P@10                 28     66
+    2  RBP_ERG                 30     66
+    >>> me.similarity.tau.shape, me.consistency.labels
+    ((3, 3), ('nDCG@10', 'P@10', 'RBP_ERG'))
     """
     alpha = alpha_level(alpha)
     B = trials_value(n_trials)
@@ -224,19 +260,19 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     if len(ev.runs) < 5:
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
                              f"n > 4); got {len(ev.runs)}")
-    tick = reporter(progress, len(ev.labels), "Tukey HSD per metric")
+    tick = reporter(progress, len(ev.labels) * B, "randomised Tukey HSD", unit="trials")
     tests = {}
     for k, label in enumerate(ev.labels):
         X, systems = score_matrix(ev.scores(label))  # runs x topics, labelled: read as topics x runs
         finite_sums(X, "randomised Tukey HSD")
         tests[label] = tukey_test(X, systems, B, tukey_seed)
-        tick(k + 1, len(ev.labels))
+        tick((k + 1) * B, len(ev.labels) * B)
     similarity = ranking_similarity(ev)
     consistency = within = None
     if n_splits:
         V, labels, _ = score_array(ev, None, None, allow_2d=False, min_metrics=2, min_runs=3, min_topics=4)
         consistency = split_half(V, labels, n_splits, split_B, alpha, TIE_TOLERANCE, split_seed,
-                                 reporter(progress, n_splits, "split-half consistency"))
+                                 reporter(progress, n_splits, "split-half consistency", unit="splits"))
         if families:
             within = family_tests(consistency, families, consistency.test.n_resamples, consistency.test.seed)
     return MetaEvaluation(evaluation=ev, tests=tests, similarity=similarity, consistency=consistency,

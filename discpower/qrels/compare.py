@@ -38,12 +38,13 @@ import numpy as np
 import pandas as pd
 
 from cwla import Collection, Evaluation, Evaluator, Judgements, read_qrels
-from cwla._shared import FLAG, NONE, Interval, Options, check, tabular
+from cwla._shared import scoped
+from cwla._shared import FLAG, NONE, Displayed, Interval, Options, Shown, check, count_text, legend, short_labels, tabular
 
 from .._params import alpha_level, count
 from .._params import digits as digits_value
 from .._params import n_trials as trials_value
-from .._plots import pyplot
+from .._plots import BLUE, NEUTRAL, VERMILLION, describe_test, pyplot, topics_label
 from ..errors import DiscpowerError
 from ..scoring import DEFAULT_METRIC, evaluator_for, parsed_metrics
 from ..stats.matrix import score_matrix
@@ -52,19 +53,58 @@ from ..stats.result import PairwiseTest
 from ..stats.rng import seed_value
 from ..stats.significance import TESTS, check_test, significance_test
 from ..stats.similarity import kendall_tau_b
-from ..typing import MetricLike, QrelsLike, RunsLike, Seed
+from ..typing import MetricLike, Progress, QrelsLike, RunsLike, Seed
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = ["QrelsComparison", "QrelsComparer", "compare_qrels", "compare_tests", "confusion_measures", "significance_test",
-           "cohen_kappa", "kappa_of", "ratio", "CATEGORIES", "COUNTS", "TESTS", "TOPIC_POLICIES"]
+           "cohen_kappa", "kappa_of", "ratio", "CATEGORIES", "COUNTS", "MEANINGS", "TESTS",
+           "TOPIC_POLICIES"]
 
 #: Otero et al.'s agreement categories, in report order
 CATEGORIES = ("AA", "AD", "MA_G", "MD_G", "MA_L", "MD_L", "PA", "PD")
 #: the measures that are counts of pairs, documents or topics (integers)
 COUNTS = frozenset({"TP", "TN", "FP", "FN", "pairs", "kappa_overlap", "topics_truth", "topics_candidate",
                     *CATEGORIES})
+#: the measures a :class:`QrelsComparison`'s ``summary()`` shows (those it has), in this order
+HEADLINE = ("TP", "FN", "FP", "TN", "1P", "1R", "2P", "2R", "BAC", "MCC", "tau", "kappa", "sensitivity_truth",
+            "sensitivity_candidate", "delta_sensitivity", "pairs")
+#: what each measure of a :class:`QrelsComparison` means, in words (said once in every report; G = the ground
+#: truth, C = the candidate; "significant" = p < alpha under the comparison's test)
+MEANINGS = {
+    "TP": "pairs significant under both G and C",
+    "TN": "pairs significant under neither",
+    "FP": "Type I errors of C: pairs C finds significant and G does not (with direction_aware, also pairs "
+          "significant under both in opposite directions)",
+    "FN": "Type II errors of C: pairs G finds significant and C does not",
+    "1P": "precision of C's significant pairs, TP / (TP + FP)",
+    "1R": "recall of G's significant pairs, TP / (TP + FN)",
+    "2P": "precision of C's non-significant pairs, TN / (TN + FN)",
+    "2R": "recall of G's non-significant pairs, TN / (TN + FP)",
+    "BAC": "balanced accuracy, (1R + 2R) / 2",
+    "MCC": "Matthews correlation between the two significance decisions",
+    "F1": "F1 of the significant class, 2 TP / (2 TP + FP + FN)",
+    "accuracy": "(TP + TN) / pairs",
+    "sensitivity_truth": "share of pairs significant under G",
+    "sensitivity_candidate": "share of pairs significant under C",
+    "delta_sensitivity": "sensitivity_truth - sensitivity_candidate",
+    "tau": "Kendall tau-b between the systems' mean scores under G and under C",
+    "kappa": "Cohen's kappa between G's and C's labels of the documents both judge",
+    "kappa_overlap": "documents judged in both G and C (kappa's sample)",
+    "topics_truth": "topics G's test is run on",
+    "topics_candidate": "topics C's test is run on (the topics C judges)",
+    "AA": "significant under both, same direction (Otero et al.'s categories follow)",
+    "AD": "significant under both, opposite directions",
+    "MA_G": "significant under G only, same direction of the mean difference",
+    "MD_G": "significant under G only, opposite direction",
+    "MA_L": "significant under C only, same direction",
+    "MD_L": "significant under C only, opposite direction",
+    "PA": "significant under neither, same direction",
+    "PD": "significant under neither, opposite direction",
+    "false_discovery_share": "(MA_L + MD_L + AD) / pairs significant under C",
+    "pairs": "system pairs compared, m (m - 1) / 2",
+}
 #: values of ``topics=``
 TOPIC_POLICIES = ("common", "truth")
 _WEIGHTS = Options((None, "linear", "quadratic"))
@@ -117,8 +157,8 @@ def _categories(sig_g, sig_c, same):
     return out
 
 
-@attrs.frozen(eq=False)
-class QrelsComparison:
+@attrs.frozen(eq=False, repr=False)
+class QrelsComparison(Displayed):
     """Candidate qrels against ground truth (see :func:`compare_qrels`); plain data.
 
     Attributes
@@ -136,6 +176,8 @@ class QrelsComparison:
     truth_test, candidate_test : PairwiseTest
     alpha : float
     direction_aware : bool
+    metric : str or None
+        The label of the metric both tests are on (None when not known: :func:`compare_tests` not told).
     """
 
     measures: dict
@@ -146,6 +188,21 @@ class QrelsComparison:
     candidate_test: PairwiseTest
     alpha: float
     direction_aware: bool
+    metric: str | None = None
+
+    def _shown(self) -> Shown:
+        """The headline measures (``measure``, ``value``: the outcomes, the rates, MCC, tau, kappa, the
+        sensitivities); the repr names the outcomes, MCC and tau."""
+        names = [k for k in HEADLINE if k in self.measures]
+        values = [int(self.measures[k]) if k in COUNTS else float(self.measures[k]) for k in names]
+        table = pd.DataFrame({"value": pd.Series(values, index=pd.Index(names, name="measure"), dtype=object)})
+        m = self.measures
+        facts = [", ".join(f"{k}={int(m[k])}" for k in ("TP", "FN", "FP", "TN") if k in m)]
+        facts += [f"{k}={float(m[k]):.3f}" for k in ("MCC", "tau") if k in m]
+        pairs = int(m["pairs"]) if "pairs" in m else len(self.pairs)
+        facts.append(f"alpha={self.alpha:g}")
+        return Shown("QrelsComparison", f"{count_text(len(self.truth_means), 'system')}, {count_text(pairs, 'pair')}",
+                     table.rename_axis(columns="statistic"), tuple(facts), preview=0)
 
     def to_frame(self) -> pd.DataFrame:
         """``measure, value``: one row per measure, the counts first (counts as integers)."""
@@ -156,9 +213,14 @@ class QrelsComparison:
         return tabular(self.to_frame(), digits_value(digits))
 
     def plot(self, ax: Axes | None = None, *, max_lines: int = 400, labels: bool = False,
-             xlim: tuple[float, float] | None = None, ylim: tuple[float, float] | None = None) -> Axes:
+             xlim: tuple[float, float] | None = None, ylim: tuple[float, float] | None = None,
+             metric: str | None = None, truth_name: str = "ground-truth qrels",
+             candidate_name: str = "candidate qrels") -> Axes:
         """McKechnie et al.'s Figure 1: each system's mean score under the ground truth (x) and the
-        candidate (y); pairs that are Type I errors (FP) joined in red, Type II errors (FN) in blue.
+        candidate (y); pairs that are Type I errors (FP) joined by solid vermillion lines, Type II errors
+        (FN) by dashed blue ones (Okabe-Ito colours: no red/green pair, and told apart in greyscale by the
+        dashes). The axes name the metric (``metric``, default the comparison's) and the topics of each
+        mean, ``truth_name`` and ``candidate_name`` the two qrels; the title names the test, B and alpha.
         ``xlim``/``ylim`` zoom past outlying systems. Returns the matplotlib Axes."""
         plt = pyplot("QrelsComparison.plot")
         max_lines = count(max_lines, "max_lines", 0)
@@ -166,8 +228,8 @@ class QrelsComparison:
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 5.5))
         x, y = self.truth_means, self.candidate_means
-        for outcome, colour, style, name in (("FN", "tab:blue", "--", "Type II (lost)"),
-                                             ("FP", "tab:red", "-", "Type I (invented)")):
+        for outcome, colour, style, name in (("FN", BLUE, "--", "Type II (lost)"),
+                                             ("FP", VERMILLION, "-", "Type I (invented)")):
             rows = self.pairs[self.pairs.outcome == outcome].head(max_lines)
             for k, row in enumerate(rows.itertuples()):
                 ax.plot([x[row.system_a], x[row.system_b]], [y[row.system_a], y[row.system_b]], style,
@@ -179,10 +241,14 @@ class QrelsComparison:
                 ax.annotate(name, (x[name], y[name]), fontsize=6)
         lo = min(x.min(), y.min())
         hi = max(x.max(), y.max())
-        ax.plot([lo, hi], [lo, hi], ":", color="grey", lw=0.8)
-        ax.set_xlabel("mean score, ground-truth qrels")
-        ax.set_ylabel("mean score, candidate qrels")
-        ax.set_title(f"MCC {self.measures['MCC']:.3f}, tau {self.measures['tau']:.3f}")
+        ax.plot([lo, hi], [lo, hi], ":", color=NEUTRAL, lw=0.8)
+        metric = metric if metric is not None else self.metric if self.metric is not None else "score"
+        ax.set_xlabel(f"{topics_label(metric, self.truth_test.n_topics)}, {truth_name}")
+        ax.set_ylabel(f"{topics_label(metric, self.candidate_test.n_topics)}, {candidate_name}")
+        ax.set_title(f"MCC {self.measures['MCC']:.3f}, tau {self.measures['tau']:.3f}; "
+                     f"{self.truth_test.n_systems} systems\n"
+                     f"{describe_test(self.truth_test.method, self.truth_test.n_resamples, self.alpha)}",
+                     fontsize=9)
         if self.measures["FP"] or self.measures["FN"]:
             ax.legend(fontsize="small", frameon=False)
         if xlim is not None:
@@ -193,15 +259,20 @@ class QrelsComparison:
 
 
 def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alpha: float = 0.05,
-                  direction_aware: bool = False, extra: dict | None = None) -> QrelsComparison:
+                  direction_aware: bool = False, extra: dict | None = None,
+                  metric: str | None = None) -> QrelsComparison:
     """Compare the significance pattern of two tests on the same systems (G first).
 
     ``extra`` measures (e.g. kappa) are reported after ``tau``. A pair whose mean
     difference is 0 under either qrels has no direction to contradict: it counts as
     "same sign". With ``direction_aware`` an AD pair (significant under both, opposite
-    signs) is an FP, so 1R = TP / (TP + FN) then leaves it out of both terms.
+    signs) is an FP, so 1R = TP / (TP + FN) then leaves it out of both terms. ``metric``: the label of
+    the metric the tests are on (the figure's axes name it).
     """
     alpha = alpha_level(alpha)
+    if metric is not None and not isinstance(metric, str):
+        raise DiscpowerError(f"The 'metric' parameter must be a metric label (a string) or None. Got {metric!r} "
+                             f"instead.")
     if tuple(truth_test.systems) != tuple(candidate_test.systems):
         raise DiscpowerError(f"the two tests compare different systems: {len(truth_test.systems)} vs "
                              f"{len(candidate_test.systems)} (first difference: "
@@ -241,7 +312,7 @@ def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alp
     measures["pairs"] = n_pairs
     return QrelsComparison(measures=measures, pairs=pairs, truth_means=means_g, candidate_means=means_c,
                            truth_test=truth_test, candidate_test=candidate_test, alpha=alpha,
-                           direction_aware=bool(direction_aware))
+                           direction_aware=bool(direction_aware), metric=metric)
 
 
 def _means(test: PairwiseTest) -> np.ndarray:
@@ -306,8 +377,8 @@ def _check_options(direction_aware, kappa_threshold, kappa_weights, topics) -> N
     check(topics, "topics", _TOPICS, error=DiscpowerError)
 
 
-@attrs.frozen(eq=False)
-class QrelsComparer:
+@attrs.frozen(eq=False, repr=False)
+class QrelsComparer(Displayed):
     """The ground truth scored once, ready to compare many candidate qrels under one metric or several.
 
     Build it with :meth:`build`. Its :class:`cwla.Evaluator` holds the runs and the metrics; the truth
@@ -342,6 +413,19 @@ class QrelsComparer:
     _truth_tests: dict = attrs.field(init=False, factory=dict, repr=False)  # (label, topics) -> the truth's test
     _locks: dict = attrs.field(init=False, factory=dict, repr=False)  # (label, topics) -> its lock
     _lock: object = attrs.field(init=False, factory=threading.Lock, repr=False)  # guards the two dicts
+
+    def _shown(self) -> Shown:
+        """Each run's mean under the ground truth, runs x metrics (long labels abbreviated)."""
+        labels = tuple(self.truth_evaluations)
+        shorts = short_labels(labels)
+        means = [ev.means().iloc[:, 0].rename(short) for ev, short in zip(self.truth_evaluations.values(), shorts)]
+        table = pd.concat(means, axis=1).rename_axis(index="run", columns="metric")
+        test = self.test if isinstance(self.test, str) else getattr(self.test, "__name__", type(self.test).__name__)
+        facts = (f"test={test}", f"alpha={self.alpha:g}", f"B={self.n_trials:,}", f"seed={self.seed}",
+                 f"topics={self.topics}")
+        return Shown("QrelsComparer", f"{count_text(len(labels), 'metric')} x {count_text(len(table), 'run')}; "
+                     f"truth: {count_text(self.truth['topic'].nunique(), 'topic')}, "
+                     f"{count_text(len(self.truth), 'judgement')}", table, facts, legend(labels, shorts))
 
     def __getstate__(self) -> dict:  # picklable: the locks stay behind, the tests computed go along
         return {name: getattr(self, name) for name in attrs.fields_dict(type(self)) if name not in ("_locks", "_lock")}
@@ -519,7 +603,7 @@ class QrelsComparer:
         extra = {"kappa": k, "kappa_overlap": overlap, "topics_truth": truth_test.n_topics,
                  "topics_candidate": cand_test.n_topics}
         return compare_tests(truth_test, cand_test, alpha=self.alpha, direction_aware=self.direction_aware,
-                             extra=extra)
+                             extra=extra, metric=label)
 
     def compare(self, candidate: QrelsLike, *, topics: str | None = None, metric: str | None = None) -> QrelsComparison:
         """Score and test the runs under ``candidate`` and compare with the ground truth, for ``metric``
@@ -542,11 +626,12 @@ class QrelsComparer:
                 for label in self.labels}
 
 
+@scoped
 def compare_qrels(truth: QrelsLike, candidate: QrelsLike, runs: RunsLike | Evaluator,
                   metric: MetricLike | None = None, *, test: str = "tukey", alpha: float = 0.05,
                   n_trials: int = 10_000, seed: Seed = 0, direction_aware: bool = False,
                   kappa_threshold: float | None = None, kappa_weights: str | None = None, topics: str = "common",
-                  **options: object) -> QrelsComparison:
+                  progress: Progress = None, **options: object) -> QrelsComparison:
     """Compare candidate qrels with ground-truth qrels through the significance tests they lead to.
 
     Parameters
@@ -574,11 +659,27 @@ def compare_qrels(truth: QrelsLike, candidate: QrelsLike, runs: RunsLike | Evalu
         "common" (default): when the candidate judges fewer topics, the ground truth is tested
         on those topics too; "truth": the ground truth keeps all its topics (topic-subset studies).
         ``measures`` reports both topic counts.
+    progress : bool, None or callable
+        The progress of reading the runs and compiling the kernels: None (default) on stderr when it is a
+        terminal, False never, True always (:mod:`cwla.progress`).
 
     Returns
     -------
     QrelsComparison
         Two tests are run: the truth's (on the topics it is compared on) and the candidate's.
+
+    Examples
+    --------
+    >>> import cwla, discpower
+    >>> qrels, runs = cwla.synthetic.collection(seed=1)
+    >>> candidate = discpower.sample_relevant(qrels, 0.5, seed=1)   # half the relevant judgements kept
+    >>> c = discpower.compare_qrels(qrels, candidate, runs, "nDCG@10", n_trials=200, seed=1)
+    >>> {k: c.measures[k] for k in ("TP", "FP", "FN", "TN", "pairs")}   # significant pairs: truth vs candidate
+    {'TP': 21, 'FP': 0, 'FN': 13, 'TN': 32, 'pairs': 66}
+    >>> c.pairs[["system_a", "system_b", "outcome"]].head(2)
+      system_a system_b outcome
+    0    run01    run02      TN
+    1    run01    run03      TN
     """
     comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
                                    direction_aware=direction_aware, kappa_threshold=kappa_threshold,

@@ -40,7 +40,8 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from cwla._shared import Interval, check
+from cwla._shared import Displayed, Interval, Shown, check, count_text
+from cwla._shared import scoped
 
 from .._params import count
 from .._progress import reporter
@@ -59,8 +60,8 @@ __all__ = ["KnownTruthCollection", "KnownTruthErrors", "known_truth_collection",
 CELL_BYTES = 150
 
 
-@attrs.frozen(eq=False)
-class KnownTruthCollection:
+@attrs.frozen(eq=False, repr=False)
+class KnownTruthCollection(Displayed):
     """A population of topics whose system ordering is known (see :func:`known_truth_collection`).
 
     ``qrels``: every document of every topic judged (the ground truth); ``runs``: {name: frame};
@@ -72,6 +73,18 @@ class KnownTruthCollection:
     level: dict
     quality: tuple
     seed: int
+
+    def _shown(self) -> Shown:
+        """Per system: its quality level and q."""
+        levels = [self.level[r] for r in self.runs]
+        table = pd.DataFrame({"level": np.asarray(levels, dtype=np.int64),
+                              "quality": [self.quality[v] for v in levels]},
+                             index=pd.Index(list(self.runs), name="system")).rename_axis(columns="field")
+        topics = self.qrels["topic"].nunique()
+        return Shown("KnownTruthCollection", f"{count_text(topics, 'topic')} x "
+                     f"{count_text(len(self.qrels) // max(topics, 1), 'document')}, "
+                     f"{count_text(len(self.runs), 'system')} at {count_text(len(self.quality), 'quality level')}",
+                     table, (f"quality={self.quality}", f"seed={self.seed}"))
 
     def true_difference(self) -> np.ndarray:
         """(m, m) int: sign of the true difference of system i minus system j (0: truly equal), runs in
@@ -158,8 +171,8 @@ COUNT_MEASURES = ("S_gt", "true_differences")
 ROW_BYTES = 2 * 8 * (2 + len(MEASURES))
 
 
-@attrs.frozen(eq=False)
-class KnownTruthErrors:
+@attrs.frozen(eq=False, repr=False)
+class KnownTruthErrors(Displayed):
     """Result of :func:`known_truth_errors`: ``frame`` has one row per experiment and candidate,
     ``experiment, candidate`` and the :data:`MEASURES`."""
 
@@ -167,6 +180,15 @@ class KnownTruthErrors:
     sample_topics: int
     alpha: float
     seed: int
+
+    def _shown(self) -> Shown:
+        """The repr's table: :meth:`summary`'s mean rates per candidate."""
+        columns = ["experiments", "type_II_sgt", "type_II_true", "type_I_sgt", "type_I_true"]
+        table = self.summary().set_index("candidate")[columns].rename_axis(columns="measure")
+        experiments = self.frame["experiment"].nunique() if len(self.frame) else 0
+        return Shown("KnownTruthErrors", f"{count_text(self.frame['candidate'].nunique(), 'candidate')} x "
+                     f"{count_text(experiments, 'experiment')} of {count_text(self.sample_topics, 'topic')}", table,
+                     (f"alpha={self.alpha:g}", f"seed={self.seed}"))
 
     def summary(self) -> pd.DataFrame:
         """Per candidate: the mean of every measure over the experiments where it is defined, and for the
@@ -195,10 +217,11 @@ class KnownTruthErrors:
         return pd.DataFrame(rows)
 
 
+@scoped
 def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str, QrelsLike | Callable],
                        metric: MetricLike | None = None, *, sample_topics: int = 50, experiments: int = 100,
                        test: str = "tukey", n_trials: int = 1000, alpha: float = 0.05, seed: Seed = 0,
-                       progress: Progress = False, **options: object) -> KnownTruthErrors:
+                       progress: Progress = None, **options: object) -> KnownTruthErrors:
     """Type I/II error rates of candidate qrels against S_gt and against the known truth.
 
     Parameters
@@ -217,8 +240,9 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
     test, n_trials, alpha
         The pairwise test run under each qrels per experiment (1 + one per candidate).
     seed : int
-    progress : bool or callable
-        True draws a progress bar over the experiments on stderr; a callable gets ``(done, total)``.
+    progress : bool, None or callable
+        None (default): a progress bar over the experiments on stderr when it is a terminal; True: always;
+        False: none; a callable gets ``(done, total)`` (:mod:`cwla.progress`).
 
     Returns
     -------

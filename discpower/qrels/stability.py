@@ -26,7 +26,9 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from cwla._shared import Displayed, Shown, count_text
 from cwla.errors import CwlaError
+from cwla._shared import scoped
 
 from .._params import count
 from .._params import n_trials as _check_trials
@@ -68,8 +70,8 @@ def scored_candidates(comparer: QrelsComparer, candidates) -> dict:
     return out
 
 
-@attrs.frozen(eq=False)
-class Stability:
+@attrs.frozen(eq=False, repr=False)
+class Stability(Displayed):
     """Result of :func:`truth_stability`.
 
     ``frame``: ``sample, candidate, measure, value`` (sample 0 is the original topic set,
@@ -80,6 +82,16 @@ class Stability:
     candidates: tuple
     ranking_measure: str
     seed: int
+
+    def _shown(self) -> Shown:
+        """The repr's table: :meth:`summary`'s rows of the ranking measure, one per candidate."""
+        rows = self.summary()
+        table = rows[rows["measure"] == self.ranking_measure].drop(columns="measure").set_index("candidate")
+        samples = int(self.frame["sample"].max()) if len(self.frame) else 0
+        return Shown("Stability", f"{count_text(len(self.candidates), 'candidate')} x "
+                     f"{count_text(self.frame['measure'].nunique(), 'measure')}, "
+                     f"{count_text(samples, 'bootstrap sample')}", table.rename_axis(columns="statistic"),
+                     (f"ranking by {self.ranking_measure}", f"seed={self.seed}"))
 
     def summary(self, level: float = 0.95) -> pd.DataFrame:
         """Per candidate and measure: the original value, the bootstrap mean, standard deviation
@@ -123,10 +135,11 @@ class Stability:
         }
 
 
+@scoped
 def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: RunsLike,
                     metric: MetricLike | None = None, *, n_boot: int = 200, test: str = "tukey", n_trials: int = 2000,
                     alpha: float = 0.05, seed: Seed = 0, ranking_measure: str = "MCC", topics: str = "common",
-                    progress: Progress = False, **options: object) -> Stability:
+                    progress: Progress = None, **options: object) -> Stability:
     """Topic bootstrap of the comparison of candidate qrels with the ground truth.
 
     Each resample draws n topics with replacement from the ground truth's n topics (the
@@ -197,8 +210,8 @@ def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs:
 INFLUENCE_MEASURES = ("significant_truth", "significant_candidate", "TP", "FN", "FP", "TN", "1R", "2P", "MCC", "BAC")
 
 
-@attrs.frozen(eq=False)
-class RunStability:
+@attrs.frozen(eq=False, repr=False)
+class RunStability(Displayed):
     """Result of :func:`run_stability`: how the comparison moves with the run set.
 
     Attributes
@@ -226,6 +239,15 @@ class RunStability:
     bootstrap: Stability
     runs: tuple
     seed: int
+
+    def _shown(self) -> Shown:
+        """:attr:`influence` by run, most influential first."""
+        table = self.influence.set_index("run").rename_axis(columns="measure")
+        samples = int(self.bootstrap.frame["sample"].max()) if len(self.bootstrap.frame) else 0
+        facts = (f"most influential: {self.influence['run'].iloc[0]}",) if len(self.influence) else ()
+        return Shown("RunStability", f"{count_text(len(self.runs), 'run')}, "
+                     f"{count_text(len(self.bootstrap.candidates), 'candidate')}, "
+                     f"{count_text(samples, 'bootstrap sample')}", table, facts + (f"seed={self.seed}",))
 
     def most_influential(self, k: int = 1) -> list:
         """The ``k`` most influential runs."""
@@ -259,9 +281,10 @@ def _pair_measures(truth_test, cand_test, alpha, direction_aware) -> tuple[dict,
             pairs["outcome"].to_numpy())
 
 
+@scoped
 def run_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: RunsLike,
                   metric: MetricLike | None = None, *, n_boot: int = 200, test: str = "tukey", n_trials: int = 2000,
-                  alpha: float = 0.05, seed: Seed = 0, topics: str = "common", progress: Progress = False,
+                  alpha: float = 0.05, seed: Seed = 0, topics: str = "common", progress: Progress = None,
                   **options: object) -> RunStability:
     """Run-set stability of the comparison of candidate qrels with the ground truth.
 

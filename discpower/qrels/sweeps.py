@@ -25,10 +25,11 @@ import attrs
 import pandas as pd
 
 from cwla import Evaluator, Metric, read_qrels
-from cwla._shared import Interval, check
+from cwla._shared import Displayed, Interval, Shown, check, count_text
 from cwla.errors import CwlaError, CwlaWarning
+from cwla._shared import scoped
 
-from .._plots import pyplot
+from .._plots import describe_test, line_style, pyplot
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..scoring import parsed_metrics
@@ -39,9 +40,21 @@ from .grid import cells, run_chunk, tidy
 
 __all__ = ["Sweep", "sweep"]
 
+#: what the parameter of each built-in generator is, as the x axis of :meth:`Sweep.plot` says it
+PARAMETER_AXES = {
+    "sampling": "share of each topic's relevant judgements kept (the others dropped)",
+    "sampling-relabel": "share of each topic's relevant judgements kept (the others relabelled 0)",
+    "topics": "share of the topics kept",
+    "pooling": "pool depth k",
+    "popularity": "k: popularity counted in the runs' top k",
+}
+#: the tests of :func:`sweep` by name, in words (as their results' ``method`` says them)
+TEST_WORDS = {"tukey": "randomised Tukey HSD", "t-test": "paired t-test", "t-test-holm": "paired t-test (holm)",
+              "t-test-bonferroni": "paired t-test (bonferroni)", "parametric-tukey": "parametric Tukey HSD"}
 
-@attrs.frozen(eq=False)
-class Sweep:
+
+@attrs.frozen(eq=False, repr=False)
+class Sweep(Displayed):
     """Result of :func:`sweep`: a tidy frame and pure methods over it.
 
     Attributes
@@ -60,6 +73,10 @@ class Sweep:
     seed : int
     metrics : tuple of str
         The label of every metric, in the order given (one for a one-metric sweep).
+    test : str or None
+        The test of every comparison: its name (``"tukey"``, ...) or the callable's name (None: not known).
+    n_trials : int or None
+        B of the randomised tests (None: not known).
     """
 
     frame: pd.DataFrame
@@ -67,6 +84,18 @@ class Sweep:
     alpha: float
     seed: int
     metrics: tuple = ()
+    test: str | None = None
+    n_trials: int | None = None
+
+    def _shown(self) -> Shown:
+        """The repr's table: :meth:`table` of the error counts, MCC and tau."""
+        table = self.table(("FP", "FN", "1R", "2R", "MCC", "tau"))
+        cells = len(self.frame[self._keys()].drop_duplicates())
+        failed = self.frame.loc[self.frame["status"] != "ok", self._keys() + ["repetition"]].drop_duplicates()
+        facts = [f"metric={self.metric}" if len(self.metric) <= 40 else count_text(len(self.metrics), "metric"),
+                 f"alpha={self.alpha:g}", f"seed={self.seed}"] + ([f"{len(failed)} failed"] if len(failed) else [])
+        return Shown("Sweep", f"{count_text(cells, 'cell')} x {count_text(self.frame['repetition'].nunique(), 'repetition')}, "
+                     f"{count_text(self.frame['measure'].nunique(), 'measure')}", table, tuple(facts))
 
     def _keys(self) -> list[str]:
         return ["generator", "parameter"] + (["metric"] if "metric" in self.frame.columns else [])
@@ -117,6 +146,11 @@ class Sweep:
         """McKechnie et al.'s Figure 2: measures against the generator's parameter (e.g. the sampling
         rate), mean over repetitions with one-standard-deviation error bars.
 
+        Each measure takes the next colour of Okabe & Ito's colour-blind-safe palette, line style
+        and marker, so the lines stay apart in greyscale. The y axis names the
+        metric and the repetitions, the x axis what the built-in generator's parameter is, and the title the
+        metric, the generator, the test, B and alpha.
+
         Parameters
         ----------
         measures : sequence of str
@@ -142,13 +176,20 @@ class Sweep:
             s = s[s.metric == title]
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4))
-        for measure in measures:
+        for k, measure in enumerate(measures):
             part = s[s.measure == measure].sort_values("parameter")
-            ax.errorbar(part["parameter"], part["mean"], yerr=part["std"].fillna(0.0), marker="o", ms=3,
-                        capsize=2, lw=1, label=measure)
-        ax.set_xlabel(f"{gen} parameter")
-        ax.set_ylabel("value")
-        ax.set_title(f"{title}, alpha = {self.alpha}")
+            ax.errorbar(part["parameter"], part["mean"], yerr=part["std"].fillna(0.0), ms=4, capsize=2, lw=1,
+                        label=measure, **line_style(k))
+        repetitions = int(s["count"].max()) if len(s) else 0
+        ax.set_xlabel(PARAMETER_AXES.get(gen, f"{gen} parameter"))
+        ax.set_ylabel(f"agreement with the truth's tests ({title})\n(mean ± 1 sd, {repetitions} "
+                      f"repetition{'s' if repetitions != 1 else ''})")
+        if self.test is None:
+            test = f"α = {self.alpha:g}"
+        else:
+            test = describe_test(TEST_WORDS.get(self.test, self.test), self.n_trials if self.test == "tukey"
+                                 else None, self.alpha)
+        ax.set_title(f"{title}, {gen}: {test}", fontsize=9)
         ax.legend(frameon=False, fontsize="small")
         return ax
 
@@ -166,11 +207,12 @@ def _tasks(recipe: Recipe, items: list, chunk_size: int) -> list[tuple[Callable,
     return [(run_chunk, (recipe, items[k:k + chunk_size])) for k in range(0, len(items), chunk_size)]
 
 
+@scoped
 def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
           parameters: Iterable = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), repetitions: int = 10,
           candidates: Mapping | None = None, executor: Executor | None = None, chunk_size: int = 10,
           worker_threads: int | None = 1, store: str | os.PathLike | None = None, test: Any = "tukey",
-          alpha: float = 0.05, n_trials: int = 10_000, seed: Any = 0, progress: Any = False,
+          alpha: float = 0.05, n_trials: int = 10_000, seed: Any = 0, progress: Any = None,
           **options: Any) -> Sweep:
     """Compare a grid of candidate qrels with the ground truth.
 
@@ -223,8 +265,9 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
         a path already.
     test, alpha, n_trials, seed
         As for :func:`compare_qrels`; the same test seed for every candidate.
-    progress : bool or callable
-        True: a progress bar over the chunks; a callable ``(done, total)``.
+    progress : bool, None or callable
+        None (default): a progress bar over the chunks on stderr when it is a terminal; True: always;
+        False: none (nor for the reading and compiling it starts); a callable ``(done, total)``.
 
     Returns
     -------
@@ -245,6 +288,16 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
         unexpected error in a cell, with the cell's generator, parameter and repetition (or candidate
         name) in the message. A generator with nothing to give for a cell returns empty qrels instead.
         A worker that cannot see the files the sweep wrote for it says so (pass ``store=``).
+
+    Examples
+    --------
+    >>> import cwla, discpower
+    >>> qrels, runs = cwla.synthetic.collection(seed=1)
+    >>> s = discpower.sweep(qrels, runs, "nDCG@10", generators="sampling", parameters=[0.3, 0.7],
+    ...                     repetitions=2, n_trials=200, seed=1, progress=False)
+    >>> mcc = s.frame[s.frame["measure"] == "MCC"].groupby("parameter")["value"].mean()
+    >>> mcc.index.tolist(), bool(mcc[0.7] > mcc[0.3])   # more judgements kept, closer to the truth's tests
+    ([0.3, 0.7], True)
     """
     seed = seed_value(seed)
     if executor is not None:
@@ -299,4 +352,5 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
                       f"{' ...' if len(failures) > 3 else ''}", CwlaWarning, stacklevel=2)
     names = tuple(comparer.labels)
     return Sweep(frame=tidy(rows, recipe.labels is not None), metric=", ".join(names), alpha=comparer.alpha, seed=seed,
-                 metrics=names)
+                 metrics=names, test=comparer.test if isinstance(comparer.test, str) else
+                 getattr(comparer.test, "__name__", type(comparer.test).__name__), n_trials=comparer.n_trials)

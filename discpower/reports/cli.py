@@ -2,15 +2,22 @@
 
 Usage::
 
-    discpower tukey MATRIX.tsv [--trials B] [--seed S] [--plus-one]
+    discpower tukey MATRIX.tsv [--trials B] [--seed S] [--plus-one] [--format tsv|jsonl|markdown]
     discpower meta QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
-                   [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR] [--quiet]
+                   [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR]
+                   [--format tsv|jsonl|markdown] [--quiet]
     discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--gain G] [--cutoff K] [--depth H]
                    [--stop] [--order O] [--trials B] [--alpha A] [--seed S] [--test T] [--direction-aware]
-                   [--pairs FILE]
+                   [--pairs FILE] [--format tsv|jsonl|markdown] [--quiet]
     discpower compare QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
-                   [--baseline RUN] [--test T] [--correction C] [--alpha A] [--trials B] [--seed S] [--plus-one]
-                   [--format tsv|markdown|latex] [--digits N]
+                   [--baseline RUN ...] [--test T] [--correction C] [--ci] [--booktabs] [--alpha A] [--trials B] [--seed S] [--plus-one]
+                   [--format tsv|jsonl|markdown|latex] [--digits N] [--quiet]
+
+Every command prints a report (:mod:`cwla.bridges.report`) that starts with what was computed
+(metric, test, B, alpha, seed, topics, runs) and names its measures in words once: ``#`` lines
+before the TSV table (the default), a header record in ``--format jsonl``, a list in
+``--format markdown``. Progress (reading, compiling, resampling) is drawn on stderr when it is a
+terminal, never into a pipe; ``--quiet`` turns it off.
 
 Every command that scores runs takes ``cwla eval``'s options (``--gain``, ``--cutoff``, ``--depth``,
 ``--stop``, ``--order``, ``-l``, ``-M``, ``-J``, ``--ties``) and builds one ``cwla.Evaluator`` with them.
@@ -44,12 +51,18 @@ import os
 import sys
 import warnings
 
+import pandas as pd
+
 from cwla import __version__
 from cwla._shared import atomic_write, atomic_write_text, check_outputs
-from cwla._shared import (add_option_arguments, add_scoring_arguments, evaluation_options, run_command,
-                           scoring_options, topic_notes)
+from cwla._shared import (add_option_arguments, add_quiet_argument, add_scoring_arguments, evaluation_options,
+                           run_command, scoring_options, topic_notes)
+
+from cwla._shared import FORMATS, Report, render
 
 from .._plots import pyplot
+from ..stats.significance import CORRECTIONS
+from .systems import TESTS as SYSTEM_TESTS
 
 __all__ = ["main"]
 
@@ -88,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--trials", type=int, default=10_000, metavar="B", help="random relabellings (default 10000)")
     t.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     t.add_argument("--plus-one", action="store_true", help="p = (count + 1) / (B + 1) instead of count / B")
+    t.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
+    add_quiet_argument(t)
     t.set_defaults(func=_cmd_tukey)
 
     m = commands.add_parser("meta", help="meta-evaluate metrics on TREC qrels and runs",
@@ -102,9 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--families", choices=("model", "all"), default=None,
                    help="test families: one per browsing model, or all metrics in one (default: per model "
                         "for Chen & Sakai's grid names, else all)")
+    m.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
     m.add_argument("--figures", metavar="DIR", action=Once,
                    help="also write asl.png and similarity.png into DIR (created if needed)")
-    m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.set_defaults(func=_cmd_meta)
 
     c = commands.add_parser("compare-qrels", help="compare candidate qrels with ground-truth qrels",
@@ -128,6 +143,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--kappa-weights", choices=("linear", "quadratic"), help="weighted Cohen's kappa")
     c.add_argument("--topics", choices=("common", "truth"), default="common",
                    help="common (default): test the truth on the candidate's topics too; truth: on all its topics")
+    c.add_argument("--format", default="tsv", choices=FORMATS,
+                   help="tsv (default: '#' lines saying what was computed and what each measure means, then "
+                        "'measure<TAB>value'), jsonl (a header record, then one record per measure) or markdown")
     c.add_argument("--pairs", metavar="FILE", action=Once,
                    help="also write the pair-level detail (TSV) to FILE ('-': stdout); not an input file")
     c.set_defaults(func=_cmd_compare)
@@ -139,15 +157,17 @@ def _parser() -> argparse.ArgumentParser:
                                         "--correction over those comparisons) or of all pairs (default: paired "
                                         "randomised Tukey HSD). As TSV (default), Markdown or LaTeX.")
     add_scoring_arguments(s, default_metric=None)
-    s.add_argument("--baseline", metavar="RUN", action=Once,
-                   help="the baseline run: its name (file name without .gz) or one of the RUN files as given; "
+    s.add_argument("--baseline", metavar="RUN", action="append",
+                   help="a baseline run: its name (file name without .gz) or one of the RUN files as given; "
+                        "repeatable (each baseline against every other run, one family per metric); "
                         "default: compare all pairs")
-    s.add_argument("--test", default="tukey", choices=("tukey", "parametric-tukey", "t-test", "randomisation",
-                                                       "bootstrap"),
-                   help="the significance test (default tukey: paired randomised Tukey HSD)")
-    s.add_argument("--correction", default="none", choices=("none", "holm", "bonferroni", "bh"),
-                   help="multiple-comparison correction of t-test / randomisation / bootstrap p-values, per "
-                        "metric over the comparisons with the baseline (or all pairs); none with a Tukey HSD")
+    s.add_argument("--test", default="tukey", choices=SYSTEM_TESTS,
+                   help="the significance test (default tukey: paired randomised Tukey HSD; wilcoxon: scipy's "
+                        "Wilcoxon signed-rank; sign: the exact sign test)")
+    s.add_argument("--correction", default="none", choices=("none",) + tuple(c for c in CORRECTIONS if c),
+                   help="multiple-comparison correction of the per-pair tests' p-values (statsmodels' names; bh = "
+                        "fdr_bh), per metric over the comparisons with the baselines (or all pairs); none with a "
+                        "Tukey HSD")
     s.add_argument("--alpha", type=float, default=0.05, metavar="A",
                    help="significance level; the intervals are 1 - A (default 0.05)")
     s.add_argument("--trials", type=int, default=10_000, metavar="B",
@@ -155,8 +175,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     s.add_argument("--plus-one", action="store_true",
                    help="randomised p = (count + 1) / (B + 1) instead of count / B (never 0)")
-    s.add_argument("--format", default="tsv", choices=("tsv", "markdown", "latex"),
-                   help="tsv (default; one line per metric and system), markdown or latex (a table float)")
+    s.add_argument("--format", default="tsv", choices=("tsv", "jsonl", "markdown", "latex"),
+                   help="tsv (default; '#' lines saying what was computed, then one line per metric and system), "
+                        "jsonl, markdown or latex (a table float)")
+    s.add_argument("--ci", action="store_true",
+                   help="markdown and latex: print each mean's 1 - alpha confidence interval (mean ± half-width)")
+    s.add_argument("--booktabs", action="store_true",
+                   help="latex: booktabs rules (\\toprule, \\midrule, \\bottomrule; \\usepackage{booktabs})")
     s.add_argument("--digits", type=int, default=4, metavar="N",
                    help="decimals of the means in the markdown and latex tables (default 4)")
     s.set_defaults(func=_cmd_compare_systems)
@@ -175,11 +200,16 @@ def _cmd_tukey(args) -> int:
     X, systems = score_matrix(X, systems=systems)
     finite_sums(X, "randomised Tukey HSD")
     result = tukey_test(X, systems, B, seed_value(args.seed), plus_one=args.plus_one)
-    frame = result.to_frame()
-    lines = ["system_a\tsystem_b\tdiff\tpvalue"]
-    lines += [f"{a}\t{b}\t{d:.6f}\t{p:.6g}" for a, b, d, p in
-              zip(frame.system_a, frame.system_b, frame["diff"], frame.pvalue)]
-    sys.stdout.write("\n".join(lines) + "\n")
+    frame = result.to_frame()[["system_a", "system_b", "diff", "pvalue"]]
+    pvalue = "(count + 1) / (B + 1)" if args.plus_one else "count / B (--plus-one: (count + 1) / (B + 1))"
+    report = Report(f"discpower tukey: paired randomised Tukey HSD of every pair of {len(systems)} systems",
+                    facts=[("matrix", args.matrix), ("topics", X.shape[0]), ("systems", len(systems)),
+                           ("test", f"randomised Tukey HSD, B = {B} trials, seed {args.seed}")],
+                    glossary=[("diff", "mean of system_a minus mean of system_b over the topics"),
+                              ("pvalue", f"share of the B relabellings whose range of means reaches |diff|: "
+                                         f"{pvalue}; family-wise over all pairs")],
+                    tables=[("pairs", frame)])
+    sys.stdout.write(render(report, args.format))
     return 0
 
 
@@ -193,22 +223,27 @@ def _cmd_meta(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = meta_evaluate(args.qrels, args.runs, metrics, n_trials=args.trials, n_splits=args.splits,
-                               alpha=args.alpha, seed=args.seed, progress=not args.quiet,
+                               alpha=args.alpha, seed=args.seed, progress=None,
                                families=args.families, **options)
-    summary = report.to_frame()
-    out = [f"# meta-evaluation: {len(report.labels)} metrics, {len(report.evaluation.runs)} runs, "
-           f"{len(report.evaluation.topics)} topics; randomised Tukey HSD B={args.trials}, alpha={args.alpha}, "
-           f"split-half {args.splits} splits, seed {args.seed}"]
-    out.append(summary.to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
-    out.append("")
+    tables = [("per metric: discriminative power, Delta_alpha, split-half consistency", report.to_frame())]
     if report.family_consistency is not None:
-        out.append("# split-half consistency within each family (Chen & Sakai's Table 3): rank and metrics of "
-                   "its family it significantly outperforms")
-        out.append(report.table3().to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
-        out.append("")
-    out.append("# Kendall tau-b between the metrics' system rankings")
-    out.append(report.similarity.to_frame().to_csv(sep="\t", index=False, float_format="%.4f").rstrip("\n"))
-    sys.stdout.write("\n".join(out) + "\n")
+        tables.append(("split-half consistency within each family (Chen & Sakai's Table 3): rank and metrics of "
+                       "its family it significantly outperforms", report.table3()))
+    tables.append(("Kendall tau-b between the metrics' system rankings", report.similarity.to_frame()))
+    facts = [("qrels", args.qrels), ("runs", len(report.evaluation.runs)), ("topics", len(report.evaluation.topics)),
+             ("metrics", len(report.labels)), ("test", f"randomised Tukey HSD, B = {args.trials} trials per metric"),
+             ("alpha", args.alpha), ("split-half", f"{args.splits} splits"), ("seed", args.seed)]
+    glossary = [("dp", "discriminative power: the share of run pairs with p < alpha (randomised Tukey HSD)"),
+                ("delta", "Delta_alpha: the (1 - alpha) quantile of the test's null distribution, the smallest "
+                          "difference of means that reaches p < alpha"),
+                ("mean_tau", "split-half consistency: the mean Kendall tau-b between the run rankings on the two "
+                             "halves of each random split of the topics"),
+                ("outperforms", "metrics this one beats in consistency (higher mean tau, p < alpha in a Tukey HSD "
+                                "over the splits); the splits overlap, so these counts describe this topic set "
+                                "and grow with --splits: they are not inference about other topics")]
+    text = render(Report(f"discpower meta: meta-evaluation of {len(report.labels)} metrics", facts=facts,
+                         glossary=glossary, tables=tables), args.format, digits=4)
+    sys.stdout.write(text)
     if args.figures:
         _figures(report, args.figures)
     for w in caught:
@@ -219,19 +254,37 @@ def _cmd_meta(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from ..qrels.compare import COUNTS, compare_qrels
+    from ..qrels.compare import COUNTS, MEANINGS, QrelsComparer
 
     check_outputs([("--pairs", args.pairs)], _inputs(args))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = compare_qrels(args.truth, args.candidate, args.runs, args.metric, test=args.test,
-                               alpha=args.alpha, n_trials=args.trials, seed=args.seed,
-                               direction_aware=args.direction_aware, kappa_threshold=args.kappa_threshold,
-                               kappa_weights=args.kappa_weights, topics=args.topics, **evaluation_options(args))
-    lines = ["measure\tvalue"]
-    for measure, value in result.measures.items():
-        lines.append(f"{measure}\t{int(value) if measure in COUNTS else _number(value)}")
-    sys.stdout.write("\n".join(lines) + "\n")
+        comparer = QrelsComparer.build(args.truth, args.runs, args.metric, test=args.test, alpha=args.alpha,
+                                       n_trials=args.trials, seed=args.seed, direction_aware=args.direction_aware,
+                                       kappa_threshold=args.kappa_threshold, kappa_weights=args.kappa_weights,
+                                       topics=args.topics, one_metric="compare-qrels", **evaluation_options(args))
+        result = comparer.compare(args.candidate)
+    m = result.measures
+    values = [int(value) if measure in COUNTS else float(value) for measure, value in m.items()]
+    table = pd.DataFrame({"measure": list(m), "value": pd.Series(values, dtype=object)})
+    label = comparer.labels[0]
+    n_truth = len(comparer.truth_evaluation.topics)
+    if args.topics == "common":
+        topics = (f"G judges {n_truth}, C {m['topics_candidate']}: both tested on C's {m['topics_candidate']}"
+                  + ("" if m["topics_candidate"] == n_truth else " (--topics truth tests G on all its topics)"))
+    else:
+        topics = f"G tested on all its {m['topics_truth']}, C on its {m['topics_candidate']} (--topics truth)"
+    facts = [("ground truth (G)", args.truth), ("candidate (C)", args.candidate),
+             ("metric", f"{label} = {comparer.evaluator.metrics[0]}"),
+             ("test", _test_words(result.truth_test, args)), ("alpha", f"{args.alpha:g} (significant: p < alpha)"),
+             ("runs", f"{len(result.truth_means)} ({m['pairs']} pairs)"), ("topics", topics)]
+    if args.direction_aware:
+        facts.append(("direction-aware", "a pair significant under both in opposite directions is an FP"))
+    report = Report("discpower compare-qrels: do the candidate qrels (C) lead to the ground truth's (G) "
+                    "significance decisions?", facts=facts,
+                    glossary=[(measure, MEANINGS[measure]) for measure in m if measure in MEANINGS],
+                    tables=[("measures", table)])
+    sys.stdout.write(render(report, args.format))
     if args.pairs:
         text = result.pairs.to_csv(sep="\t", index=False, float_format="%.6f")
         if args.pairs == "-":
@@ -240,11 +293,18 @@ def _cmd_compare(args) -> int:
             atomic_write_text(args.pairs, text)
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
-    m = result.measures
-    if m["topics_candidate"] != m["topics_truth"] or args.topics == "truth":
-        print(f"{PROG}: note: ground truth tested on {m['topics_truth']} topics, candidate on "
-              f"{m['topics_candidate']}", file=sys.stderr)
+    if m["topics_candidate"] != n_truth:
+        print(f"{PROG}: note: the candidate judges {m['topics_candidate']} of the ground truth's {n_truth} topics; "
+              f"the ground truth is tested on {m['topics_truth']}", file=sys.stderr)
     return 0
+
+
+def _test_words(test, args) -> str:
+    """The test as a report names it: its method, B and seed where it resamples."""
+    words = test.method
+    if test.n_resamples:
+        words += f", B = {test.n_resamples} trials, seed {args.seed}"
+    return words
 
 
 def _cmd_compare_systems(args) -> int:
@@ -252,6 +312,11 @@ def _cmd_compare_systems(args) -> int:
 
     from .systems import compare_systems
 
+    if (args.ci or args.booktabs) and args.format in ("tsv", "jsonl"):
+        raise ValueError(f"--ci and --booktabs shape the markdown and latex tables; --format {args.format} prints "
+                         f"the intervals in its ci_low, ci_high columns already")
+    if args.booktabs and args.format != "latex":
+        raise ValueError("--booktabs applies to --format latex")
     if args.correction != "none" and args.test in ("tukey", "parametric-tukey"):
         raise ValueError(f"--correction {args.correction} with --test {args.test}: the Tukey HSD already controls "
                          f"the family-wise error over all pairs; use --correction none, or --test t-test, "
@@ -259,21 +324,25 @@ def _cmd_compare_systems(args) -> int:
     if not 0 <= args.digits <= 15:
         raise ValueError(f"--digits must be an integer in [0, 15], got {args.digits}")
     metrics, options = scoring_options(args, default_metric=None)
-    baseline = args.baseline
-    if baseline is not None and baseline in args.runs:  # a RUN file as given names its run
-        baseline = run_name(baseline)
+    baselines = [run_name(b) if b in args.runs else b for b in args.baseline or ()]  # a RUN file names its run
+    baseline = None if not baselines else baselines[0] if len(baselines) == 1 else baselines
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = compare_systems(args.qrels, args.runs, metrics, baseline=baseline, test=args.test,
                                  correction=None if args.correction == "none" else args.correction,
                                  alpha=args.alpha, n_trials=args.trials, seed=args.seed,
                                  plus_one=args.plus_one, **options)
-    if args.format == "tsv":
-        text = result.to_frame().to_csv(sep="\t", index=False, float_format="%.6f", na_rep="nan")
+    if args.format in FORMATS and args.format != "markdown":
+        facts = [("qrels", args.qrels), ("runs", result.n_systems), ("topics", result.n_topics),
+                 ("metrics", ", ".join(result.metrics)), ("table", result.description()), ("alpha", args.alpha),
+                 ("seed", args.seed)]
+        report = Report("discpower compare: the systems' means, confidence intervals and significance", facts=facts,
+                        tables=[("systems", result.to_frame())])
+        text = render(report, args.format)
     elif args.format == "markdown":
-        text = result.to_markdown(args.digits)
+        text = result.to_markdown(args.digits, ci=args.ci)
     else:
-        text = result.to_latex(args.digits) + "\n"
+        text = result.to_latex(args.digits, ci=args.ci, booktabs=args.booktabs) + "\n"
     sys.stdout.write(text)
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)

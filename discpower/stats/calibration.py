@@ -35,7 +35,8 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from cwla._shared import Interval, check, tabular
+from cwla._shared import Displayed, Interval, Shown, check, count_text, tabular
+from cwla._shared import scoped
 
 from .._params import alpha_level
 from .._params import digits as digits_value
@@ -54,8 +55,8 @@ __all__ = ["Calibration", "calibrate", "CALIBRATION_TESTS"]
 CALIBRATION_TESTS = TESTS + ("fisher", "bootstrap")
 
 
-@attrs.frozen(eq=False)
-class Calibration:
+@attrs.frozen(eq=False, repr=False)
+class Calibration(Displayed):
     """Result of :func:`calibrate` (plain data).
 
     ``frame``: one row per test and delta (delta 0 = the null): ``test, delta, fwer, fwer_se``
@@ -71,6 +72,16 @@ class Calibration:
     n_topics: int
     n_systems: int
     seed: int
+
+    def _shown(self) -> Shown:
+        """Per test and delta: the family-wise error and, for delta > 0, the power."""
+        columns = [c for c in ("fwer", "power", "any_power") if c in self.frame]
+        table = self.frame.set_index(["test", "delta"])[columns].rename_axis(columns="rate")
+        tests, deltas = self.frame["test"].nunique(), self.frame["delta"].nunique()
+        return Shown("Calibration", f"{count_text(tests, 'test')} x {count_text(deltas, 'delta')}, "
+                     f"{count_text(self.n_sim, 'simulation')} of {count_text(self.n_topics, 'topic')} x "
+                     f"{count_text(self.n_systems, 'system')}", table,
+                     (f"alpha={self.alpha:g}", f"null={self.null}", f"B={self.n_trials:,}"))
 
     def type_i(self, test: str | None = None) -> pd.DataFrame:
         """The null rows: ``test, fwer, fwer_se`` (one test, or all)."""
@@ -157,10 +168,11 @@ def _se(rate: float, n: int) -> float:
     return math.sqrt(rate * (1.0 - rate) / n)
 
 
+@scoped
 def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 0.05, n_sim: int = 500,
               n_trials: int = 1000, seed: Seed = 0, deltas: Sequence[float] = (0.01, 0.02, 0.05, 0.1),
               system: int | str = 0, null: str = "exchangeable", systems: Sequence[str] | None = None,
-              progress: Progress = False) -> Calibration:
+              progress: Progress = None) -> Calibration:
     """Family-wise Type I error and power of pairwise tests on a real topics x systems matrix.
 
     Parameters
@@ -192,8 +204,9 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         ``null(rng) -> matrix`` draws one data set of X's shape from a population in which every
         system has the same mean (``rng``: a numpy Generator); X then only gives the shape and the
         system names.
-    progress : bool or callable
-        True draws a progress bar over the simulations on stderr; a callable gets ``(done, total)``.
+    progress : bool, None or callable
+        None (default): a progress bar on stderr when it is a terminal; True: always; False: none (nor
+        for the reading and compiling it starts); a callable gets ``(done, total)`` (:mod:`cwla.progress`).
 
     Returns
     -------

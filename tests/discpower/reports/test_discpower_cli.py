@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from report_text import header_facts, without_header
 
 import cwla
 import discpower
@@ -28,7 +29,7 @@ def matrix(tmp_path):
 def test_tukey_prints_every_pair(matrix, capsys):
     path, X = matrix
     assert main(["tukey", str(path), "--trials", "2000", "--seed", "3"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = without_header(capsys.readouterr().out).splitlines()
     assert lines[0] == "system_a\tsystem_b\tdiff\tpvalue"
     assert len(lines) == 1 + 6
     expected = discpower.randomised_tukey_hsd(X, 2000, seed=3, systems=list("abcd")).to_frame()
@@ -41,7 +42,7 @@ def test_tukey_prints_every_pair(matrix, capsys):
 def test_tukey_plus_one(matrix, capsys):
     path, _ = matrix
     main(["tukey", str(path), "--trials", "10", "--seed", "1", "--plus-one"])
-    pvalues = [float(line.split("\t")[3]) for line in capsys.readouterr().out.splitlines()[1:]]
+    pvalues = [float(line.split("\t")[3]) for line in without_header(capsys.readouterr().out).splitlines()[1:]]
     assert all(round(p * 11) == pytest.approx(p * 11, abs=1e-4) for p in pvalues)  # multiples of 1/11
 
 
@@ -72,10 +73,12 @@ def test_meta_report_and_figures(tmp_path, capsys):
     out = capsys.readouterr()
     assert code == 0, out.err
     lines = out.out.splitlines()
-    assert lines[0].startswith("# meta-evaluation: 3 metrics, 8 runs, 20 topics")
-    assert lines[1] == ("metric\tdp\tsignificant_pairs\tpairs\tdelta\tmean_tau\toutperforms\tfamily\t"
+    assert lines[0] == "# discpower meta: meta-evaluation of 3 metrics"
+    assert header_facts(out.out)["runs"] == "8" and header_facts(out.out)["topics"] == "20"
+    lines = without_header(out.out).splitlines()
+    assert lines[0] == ("metric\tdp\tsignificant_pairs\tpairs\tdelta\tmean_tau\toutperforms\tfamily\t"
                         "family_dp_rank\tfamily_tau_rank\tfamily_outperforms")
-    assert [line.split("\t")[0] for line in lines[2:5]] == ["nDCG@10", "RBP_ERG", "INST_PE"]
+    assert [line.split("\t")[0] for line in lines[1:4]] == ["nDCG@10", "RBP_ERG", "INST_PE"]
     assert "# Kendall tau-b between the metrics' system rankings" in lines
     # one family of the three (nDCG@10 is not a Chen & Sakai name), its Table 3 block printed
     table3 = lines.index(next(line for line in lines if line.startswith("# split-half consistency within")))
@@ -94,8 +97,8 @@ def test_meta_one_metric_without_splits(tmp_path, capsys):
                  "--quiet"])
     out = capsys.readouterr()
     assert code == 0, out.err
-    lines = out.out.splitlines()
-    assert lines[1] == "metric\tdp\tsignificant_pairs\tpairs\tdelta" and lines[2].startswith("AP\t")
+    lines = without_header(out.out).splitlines()
+    assert lines[0] == "metric\tdp\tsignificant_pairs\tpairs\tdelta" and lines[1].startswith("AP\t")
     assert not any(line.startswith("# split-half consistency within") for line in lines)
     code = main(["meta", str(qrels_path), *map(str, run_paths), "-m", "AP", "--splits", "0", "--families", "all"])
     assert code == 2
@@ -145,7 +148,7 @@ def test_compare_tsv_is_the_tidy_frame(trec, capsys):
 
     qrels, runs = trec
     assert main(["compare", qrels, *runs, "-m", "nDCG@10", "-m", "RBP_ERG", "--trials", "1500", "--seed", "2"]) == 0
-    out = capsys.readouterr().out
+    out = without_header(capsys.readouterr().out)
     got = pd.read_csv(io.StringIO(out), sep="\t", keep_default_na=False, dtype={"significance": str})
     expected = compare_systems(qrels, runs, ["nDCG@10", "RBP_ERG"], n_trials=1500, seed=2).to_frame()
     assert list(got.columns) == list(expected.columns)
@@ -178,7 +181,7 @@ def test_compare_baseline_by_name_equals_by_path(trec, capsys):
                      "--trials", "800", "--correction", "bh"]) == 0
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1]
-    assert "\tpvalue_raw\tpvalue" in outputs[0].splitlines()[0]
+    assert "\tpvalue_raw\tpvalue" in without_header(outputs[0]).splitlines()[0]
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -213,7 +216,7 @@ def test_compare_qrels_command(tmp_path, capsys):
     candidate.write_text("".join(f"{t} 0 {d} {int(g)}\n" for t, d, g in half.itertuples(index=False)))
     code = main(["compare-qrels", "--truth", str(qrels_path), "--candidate", str(candidate), *map(str, run_paths),
                  "-m", "nDCG@10", "--trials", "1000", "--seed", "2", "--pairs", str(tmp_path / "pairs.tsv")])
-    out = capsys.readouterr().out.splitlines()
+    out = without_header(capsys.readouterr().out).splitlines()
     assert code == 0 and out[0] == "measure\tvalue"
     values = dict(line.split("\t") for line in out[1:])
     expected = discpower.compare_qrels(qrels_path, candidate, run_paths, "nDCG@10", n_trials=1000, seed=2)
@@ -239,7 +242,7 @@ def test_dl19_compare_qrels_command_end_to_end_is_stable_across_seeds(tmp_path, 
         pairs = tmp_path / f"pairs{seed}.tsv"
         assert main(["compare-qrels", "--truth", truth, "--candidate", candidate, *runs, "-m", "nDCG@10",
                      "--trials", "10000", "--seed", str(seed), "--pairs", str(pairs)]) == 0
-        measures = dict(line.split("\t") for line in capsys.readouterr().out.splitlines()[1:])
+        measures = dict(line.split("\t") for line in without_header(capsys.readouterr().out).splitlines()[1:])
         outputs.append((measures, pd.read_csv(pairs, sep="\t")))
     (m1, p1), (m2, p2) = outputs
     mc = 4 * math.sqrt(0.05 * 0.95 / 10_000)
@@ -265,7 +268,7 @@ def _run(capsys, *argv):
     """(exit code, stdout, stderr) of ``discpower argv``."""
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
-    return code, out, err
+    return code, without_header(out), err
 
 
 def _refused(code, err, *fragments):

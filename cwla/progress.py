@@ -1,0 +1,281 @@
+"""Progress on work a person waits for: one status line on stderr, drawn only on a terminal.
+
+Reading run files, compiling kernels, resampling, sweeps, calibrations and simulations can take
+seconds to minutes. Each of them reports here, and this module owns the one status line they share
+(a new report ends the previous one's line first, so two reports never overwrite each other).
+
+When is it drawn? A call's ``progress`` argument decides for that call:
+
+* ``None`` (the default everywhere): on when stderr is a terminal (``sys.stderr.isatty()``), unless
+  :func:`configure` turned progress off; never into a pipe, a file or a captured stream;
+* ``True``: on (wherever stderr goes), ``False``: off;
+* a callable ``progress(done, total)``: called instead of drawing anything.
+
+``configure(enabled=False)`` (what the commands' ``--quiet`` does) turns off every report drawn by
+default, the compile notice included. A bar appears only once its work has run for ``delay``
+seconds (0.5 s, or ``$CWLA_PROGRESS_DELAY``), so fast work draws nothing; it ends with its elapsed time.
+
+The compile notice: the first time numba compiles one of cwla's or discpower's kernels in a process,
+the status line says so, and counts the kernels and the seconds as they compile (a kernel loaded from
+the cache is not compiled, and says nothing). For example::
+
+    cwla: compiling kernels (once; cached in ~/.cache/cwla/0.1.0): N kernels, T s
+
+Examples
+--------
+>>> from cwla.progress import Bar
+>>> import io
+>>> out = io.StringIO()
+>>> bar = Bar(3, "reading runs", unit="files", stream=out, enabled=True, delay=0)
+>>> for done in range(1, 4):
+...     bar(done)
+>>> out.getvalue().rstrip().rsplit("\\r", 1)[-1][:38]
+'reading runs [############################'
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import contextvars
+import functools
+import inspect
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+__all__ = ["Bar", "reporter", "configure", "enabled", "scope", "scoped", "compile_notice"]
+
+#: the process-wide default: None = on when stderr is a terminal; False = off (``--quiet``)
+_DEFAULT: list = [None]
+#: a call's own ``progress`` choice, seen by the reports it starts (reading, compiling) while it runs
+_SCOPE: contextvars.ContextVar = contextvars.ContextVar("cwla_progress", default=None)
+_LINE = threading.Lock()
+_OPEN: list = [None]  # the report whose line is open on stderr (not yet ended by a newline)
+
+def configure(*, enabled: bool | None = None) -> None:
+    """Set the process-wide default of every report: ``None`` (on a terminal only; the initial setting)
+    or ``False`` (off: what ``--quiet`` does). ``True`` draws even into a pipe or a file."""
+    if enabled not in (None, True, False):
+        from .errors import CwlaError
+
+        raise CwlaError(f"configure(enabled=...) takes None (on a terminal only), True or False; got {enabled!r}")
+    _DEFAULT[0] = enabled
+
+
+def enabled(progress: object = None, stream=None) -> bool:
+    """Whether a report asked for with ``progress`` (None, True or False) is drawn on ``stream``
+    (default stderr): see the module's rules."""
+    if progress is None:
+        progress = _SCOPE.get()
+    if progress is None:
+        progress = _DEFAULT[0]
+    if progress is None:
+        stream = sys.stderr if stream is None else stream
+        isatty = getattr(stream, "isatty", None)
+        try:
+            return bool(isatty and isatty())
+        except ValueError:  # a closed stream
+            return False
+    return bool(progress)
+
+
+@contextlib.contextmanager
+def scope(progress: object) -> Iterator[None]:
+    """While the block runs, the reports it starts (reading files, compiling) follow ``progress``:
+    ``False`` keeps them quiet, ``True`` draws them, ``None`` (or a callable) leaves the default."""
+    token = _SCOPE.set(progress if isinstance(progress, bool) else None)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def scoped(func: Callable) -> Callable:
+    """Run ``func`` in the :func:`scope` of its own ``progress`` argument (given or default), so that the
+    reports it starts deeper down (reading files, compiling kernels) follow the caller's choice."""
+    signature = inspect.signature(func)
+    default = signature.parameters["progress"].default
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        progress = kwargs["progress"] if "progress" in kwargs else \
+            signature.bind_partial(*args, **kwargs).arguments.get("progress", default)
+        with scope(progress):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _write(owner: object, text: str, end: bool) -> None:
+    """Draw ``text`` as the status line of ``owner`` (ending another report's open line first)."""
+    stream = sys.stderr if getattr(owner, "stream", None) is None else owner.stream
+    with _LINE:
+        if _OPEN[0] is not None and _OPEN[0] is not owner:
+            _stream_of(_OPEN[0]).write("\n")
+        stream.write("\r" + text + "\x1b[K" + ("\n" if end else ""))
+        stream.flush()
+        _OPEN[0] = None if end else owner
+
+
+def _stream_of(owner) -> object:
+    return sys.stderr if getattr(owner, "stream", None) is None else owner.stream
+
+
+def _end_open_line() -> None:
+    with _LINE:
+        if _OPEN[0] is not None:
+            try:
+                _stream_of(_OPEN[0]).write("\n")
+                _stream_of(_OPEN[0]).flush()
+            except (ValueError, OSError):
+                pass
+            _OPEN[0] = None
+
+
+atexit.register(_end_open_line)
+
+
+class Bar:
+    """``Bar(total, label)(done)``: a progress bar over ``total`` units of work, redrawn at most every
+    0.2 s, first drawn after ``delay`` seconds, ended (with the elapsed time) when ``done`` reaches
+    ``total`` or :meth:`close` is called. ``bar(done, total)`` may change the total; ``note`` says what is
+    being done now (e.g. the file being read)."""
+
+    def __init__(self, total: int, label: str, *, unit: str = "", stream=None, enabled: bool | None = None,
+                 delay: float | None = None):
+        self.total, self.label, self.unit = max(int(total), 1), label, unit
+        self.stream = stream
+        self.on = globals()["enabled"](enabled, stream)
+        self.delay = _default_delay() if delay is None else delay
+        self.start = time.perf_counter()
+        self.last = -1.0
+        self.drawn = False
+        self.done = 0
+
+    def __call__(self, done: int, total: int | None = None, note: str = "") -> None:
+        if total is not None:
+            self.total = max(int(total), 1)
+        self.done = done
+        if not self.on:
+            return
+        now = time.perf_counter()
+        finished = done >= self.total
+        if now - self.start < self.delay and not (finished and self.drawn):
+            return
+        if now - self.last < 0.2 and not finished:
+            return
+        self.last = now
+        width = 28
+        filled = min(width, int(width * done / self.total))
+        unit = f" {self.unit}" if self.unit else ""
+        text = (f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}{unit} "
+                f"{now - self.start:5.1f} s" + (f"  {note}" if note else ""))
+        self.drawn = True
+        _write(self, text, finished)
+
+    def close(self) -> None:
+        """End the bar's line (if it was drawn and is not finished)."""
+        if self.drawn and self.done < self.total:
+            with _LINE:
+                if _OPEN[0] is self:
+                    _stream_of(self).write("\n")
+                    _stream_of(self).flush()
+                    _OPEN[0] = None
+
+
+def _default_delay() -> float:
+    """Seconds of work before a bar is drawn: ``$CWLA_PROGRESS_DELAY`` if set (a number >= 0), else 0.5."""
+    text = os.environ.get("CWLA_PROGRESS_DELAY", "")
+    try:
+        value = float(text)
+    except ValueError:
+        return 0.5
+    return value if value >= 0 else 0.5
+
+
+def reporter(progress: object, total: int, label: str, *, unit: str = "", error: type | None = None
+             ) -> Callable[..., None]:
+    """A callable ``(done, total=None)`` for ``progress``: None (a :class:`Bar` on a terminal), True (a
+    Bar), False (nothing), or the user's own callable. Anything else is refused with ``error`` (default
+    :class:`cwla.errors.CwlaError`), not taken for "no progress"."""
+    if callable(progress):
+        return progress
+    from ._validate import FLAG, NONE, check
+    from .errors import CwlaError
+
+    check(progress, "progress", FLAG, NONE, error=error or CwlaError,
+          rule="True, False, None or a callable progress(done, total)")
+    if enabled(progress):
+        return Bar(total, label, unit=unit, enabled=True)
+    return lambda done, total=None, note="": None
+
+
+class _CompileNotice:
+    """The status line of the kernels numba compiles in this process (numba's ``numba:compile`` event)."""
+
+    def __init__(self):
+        self.stream = None
+        self.depth = 0
+        self.count = 0
+        self.seconds = 0.0
+        self.started = 0.0
+        self.lock = threading.RLock()
+        self.on = False
+        self.cache_dir = None  # where the compiled kernels go (set by :func:`install_compile_notice`)
+
+    def _ours(self, data) -> bool:
+        dispatcher = (data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        return module.split(".", 1)[0] in ("cwla", "discpower")
+
+    def on_start(self, data) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth == 1:
+                self.on = self._ours(data) and enabled()
+                self.started = time.perf_counter()
+                if self.on:
+                    _write(self, self._text(compiling=True), False)
+
+    def on_end(self, data) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth == 0 and self.on:
+                self.count += 1
+                self.seconds += time.perf_counter() - self.started
+                _write(self, self._text(compiling=False), False)
+
+    def _text(self, compiling: bool) -> str:
+        where = self.cache_dir
+        cached = f"once; cached in {where}" if where else "in every process: no writable cache"
+        done = f"{self.count} kernel{'s' if self.count != 1 else ''}, {self.seconds:.1f} s"
+        return f"cwla: compiling kernels ({cached}): {done}{' ...' if compiling else ''}"
+
+
+#: the process's compile notice (installed by :mod:`cwla._numba`)
+compile_notice = _CompileNotice()
+
+
+def install_compile_notice(cache_dir: str | None) -> None:
+    """Listen to numba's compile events (once per process); ``cache_dir``: where the kernels are cached
+    (None: nowhere), as the notice says."""
+    from numba.core import event
+
+    compile_notice.cache_dir = cache_dir
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            compile_notice.on_start(ev.data)
+
+        def on_end(self, ev):
+            compile_notice.on_end(ev.data)
+
+    if not _INSTALLED:
+        event.register("numba:compile", _Listener())
+        _INSTALLED.append(True)
+
+
+_INSTALLED: list = []
