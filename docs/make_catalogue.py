@@ -7,6 +7,7 @@ so the catalogue cannot drift from what cwla computes. tests/project/test_docs.p
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import cwla
@@ -17,7 +18,11 @@ OUT = Path(__file__).with_name("metrics.md")
 
 
 def _doc(module) -> str:
-    return inspect.cleandoc(module.__doc__)
+    """The module's docstring as Markdown: reST roles and ``literals`` as code spans, ``::`` as ``:``."""
+    text = inspect.cleandoc(module.__doc__)
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text)
+    text = re.sub(r"``([^`]+)``", r"`\1`", text)
+    return re.sub(r"::$", ":", text, flags=re.M)
 
 
 def _cell(value: str) -> str:
@@ -105,6 +110,43 @@ def cwl_table() -> str:
     return "| cwl_eval metric | prints | EU from | ETU, EC, ETC, ED from |\n|---|---|---|---|\n" + "\n".join(rows)
 
 
+def residuals_section() -> str:
+    """What the residual of a C/W/L/A metric is, exactly, and when it is a bound (the models' gain_free flags)."""
+    free = ", ".join(n for n, c in browsing.MODELS.items() if c.gain_free)
+    adaptive = ", ".join(n for n, c in browsing.MODELS.items() if not c.gain_free)
+    return f"""Every value comes with a residual (`Evaluation.residuals`, the `residual` column of `cwla eval`;
+cwl_eval's `-r`, as SPEC defines it): the value in the **upper world** minus the value, where the upper world
+gives gain 1 to every unjudged document (one not in the qrels; a negative grade is judged, gain 0) of the
+(cut) ranking within the depth H and to every position from the end of the (cut) ranking up to H (none
+under `depth=all`, the trec_eval and ir_measures names), the judged documents keeping their gains.
+
+* **AP with `R=qrels`** (`AP`, `map`, `map_cut_k`): in the upper world R also counts the gain added, R' = R +
+  (the unjudged and padded documents' gain 1 each), as they are relevant documents of the topic there. So
+  the residual is AP(upper, R') - AP(value, R).
+* **Ideal normalisation** (`nDCG`, `normalize=ideal` or `full`): (upper - value) / the same ideal as the
+  value's, made of the judged documents only; value + residual can exceed 1.
+* **A topic missing from a run** scores 0; its residual is the upper world of an empty ranking (every position
+  up to H at gain 1; 0 under `depth=all`).
+* **Intents**: with `intents=novelty(...)` the novelty gains are computed from the judged documents and an
+  unjudged one gets gain 1 in the upper world; with `intents=ia` the residual is the mean over the subtopics
+  of each subtopic's residual. `GM(...)`: the geometric mean of the upper world's values minus the run's.
+
+**When it is a bound.** A metric whose browsing model ignores the gains ({free}) has a value that never
+falls when a gain rises, with every aggregation: its residual is >= 0 and value + residual is the most the
+unjudged documents could make it. The other models' continuation depends on the gains ({adaptive}, and the
+models registered with `cwla.register_model` that do not say `gain_free`): a relevant document changes
+where the user stops, so the upper world can score *lower* and the residual can be **negative**. It is then
+the change if every unknown document were relevant, not a bound on it. AP is the common case: a relevant
+document at rank j moves the AP user's stopping mass to j, and with `R=qrels` it also adds one to R, so
+unjudged documents ranked low lower AP (`AP(rel=2)@100` on TREC DL 2020 runs with many unjudged documents
+below the relevant ones: negative on some topics). The counting measures' residuals are stated in the next
+section; those with R in a denominator (recall, R-precision, bpref, ...) can be negative for the same
+reason.
+
+A true bound for these (the largest value over every way of judging the unjudged documents) is not computed:
+it is a search over subsets, not one upper world."""
+
+
 def catalogue() -> str:
     grid = cwla.all_combinations()
     names = cwla.chen_sakai_names(include_constant=True)
@@ -122,9 +164,7 @@ Every name below parses with `cwla.parse_metric` and can be given to `cwla.evalu
 
 ## Browsing models (`cwla.metrics.browsing`)
 
-```
 {_doc(browsing)}
-```
 
 {models_table()}
 
@@ -134,23 +174,17 @@ Every name below parses with `cwla.parse_metric` and can be given to `cwla.evalu
 
 ## cwl_eval's metrics (`cwla cwl`, `cwla.bridges.cwl`)
 
-```
 {_doc(cwl)}
-```
 
 {cwl_table()}
 
 ## Gain maps (`cwla.metrics.gains`)
 
-```
 {_doc(gains)}
-```
 
 ## The metric language (`cwla.metrics.text`)
 
-```
 {_doc(text)}
-```
 
 ## ir_measures' names
 
@@ -168,23 +202,21 @@ canonical text shows `gain=binary` for it.
 
 {trec_eval_table()}
 
+## Residuals
+
+{residuals_section()}
+
 ## Measures outside C/W/L/A (`cwla.counting`)
 
-```
 {_doc(counting)}
-```
 
 ## Geometric means over topics (`cwla.metrics.summary`)
 
-```
 {_doc(summary)}
-```
 
 ## Intent-aware (diversity) metrics (`cwla.metrics.intents`)
 
-```
 {_doc(intents)}
-```
 
 ## Chen & Sakai's grid: 42 combinations, 39 valid
 

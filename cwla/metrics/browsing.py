@@ -4,7 +4,7 @@ From C the framework derives V(1) = 1, V(i+1) = V(i) C(i), the stopping
 distribution L(i) = V(i) (1 - C(i)) and the expected depth E = sum V(i)
 (Moffat et al., SIGIR 2022; Moffat, Bailey, Scholer & Thomas, ADCS 2015).
 
-Each model is declared once below (:func:`cwla.metrics._declare.declare`): its parameters with their bounds and
+Each model is declared once below: its parameters with their bounds and
 defaults, its kernel code, its formula and its reference. The parser, the kernel codes, the catalogue
 (docs/metrics.md), the validation messages and the Hypothesis strategies all come from these
 declarations; :data:`MODELS` lists them. r_i is the gain at rank i, cg(i) = sum_{j<=i} r_j,
@@ -16,7 +16,8 @@ AP+ERG with binary gains is trec_eval's ``map``) or ``"retrieved"`` (cwl_eval's 
 The models after ERR are cwl_eval 1.0.12's (``ruler/measures``), with cwl_eval's formulas; where cwl_eval
 departs from the paper it cites, the model says so. User-defined models: :class:`Tabulated` (a table of
 C(i) or of W(i)); see :func:`tabulated` and :func:`register_table`) and adaptive models given as a numba
-function of (i, r_i, cg(i), params) (:func:`cwla.register_model`, in :mod:`cwla.metrics.register`).
+function of (i, r_i, cg(i), params) (:func:`cwla.register_model`; the docs' page "Your own metrics",
+docs/models.md, walks through both).
 """
 
 from __future__ import annotations

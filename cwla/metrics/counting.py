@@ -65,8 +65,36 @@ by gain, descending):
 ``judged_only=True`` drops the unjudged documents (and those with a negative grade) of each
 ranking first (trec_eval ``-J``).
 
-Residual: as for C/W/L/A metrics, the value in the world where every unjudged document of
-the ranking is relevant (and judged, so R grows by their number) minus the value.
+Residual: the value in the world where every unjudged document of the ranking (not in the
+qrels; a negative grade is judged) is relevant, and judged, so that R grows by u, their number
+in the whole ranking (not only in the top k), minus the value; N and n do not change, and
+nothing is padded (these measures are about the retrieved set). With u@k the unjudged
+documents in the top min(k, n):
+
+=====================  ============================================================================
+measure                residual
+=====================  ============================================================================
+``R@k``                (rel@k + u@k) / (R + u) - rel@k / R: negative when enough unjudged documents
+                       lie below k (R grows, rel@k does not)
+``Rprec``, ``Bpref``   the same recomputation (R + u relevant documents, the unjudged ones among
+                       them), which can be negative as for R@k; so for ``RprecMult``, ``RelP``,
+                       ``IPrec``, ``IPrecMean``, ``binG``, ``infAP`` and ``Accuracy``
+``SetR``               (rel@n + u) / (R + u) - rel@n / R >= 0
+``SetP``               u / n >= 0 (``relative``: the recomputation, >= 0)
+``SetF``, ``SetAP``    the recomputation, >= 0 (SetP and SetR both grow)
+``Judged@k``           1 - the value (every document of the top k is judged)
+``NumRel``             u (and ``NumRelRet``: u)
+``Utility``            (a - b) u
+``NumRet``, ``NumQ``   0; so for ``NumNonRelJudgedRet``, ``Unj``, ``NumNonJudgedRet`` and
+                       ``RBPResid`` (the unjudged documents do not change them, or are what they
+                       count)
+``G``, ``RBPTrec``     0: no residual is computed for the measures over grades as gains (also
+                       ``nDCGRel``, ``RnDCG``, ``DCGTrec``, ``IdealDCG``, ``Compat``)
+=====================  ============================================================================
+
+So a residual here is the change if every unjudged document were relevant: a bound on what
+the unknown could add only for the measures marked >= 0 above (NumRel, NumRelRet, Judged and
+Utility with a >= b too); a negative one says the measure would fall in that world.
 """
 
 from __future__ import annotations

@@ -61,8 +61,20 @@ Aliases as in ir_measures: ``Precision`` (P), ``Recall`` (R), ``MRR`` (RR), ``MA
 separates the parameter (``P.10``). :func:`expand_trec_names` turns trec_eval's ``-m P.5,10``
 and ``-m P`` (its default cutoffs) into several names.
 
-Chen & Sakai's names use the paper's parameters: Precision and DCG at k = 10,
-RBP p = 0.8, INST T = 2.5, PE beta = 0.5; AP with R = qrels.
+Chen & Sakai's names (``MODEL_AGG``: ``RBP_ERG``, ``AP_PE``) use the paper's parameters:
+Precision and DCG at k = 10, RBP p = 0.8, INST T = 2.5, PE beta = 0.5, and cwl_eval's AP,
+``AP(R=retrieved)`` (the AP they computed with cwl_eval: :func:`cwla.chen_sakai_paper_grid`),
+not the ``AP(R=qrels)`` of ir_measures' ``AP`` and trec_eval's ``map``; another model takes its
+defaults (``INSQ_ERG``). The name fixes the model and the aggregation only: cutoff, depth, stop
+and gains come from the evaluation, so ``RBP_PE`` alone is scored at depth 1000 without a
+cutoff, and the paper's setting is ``RBP_PE[cutoff=10, depth=10, stop=true]``
+(:func:`cwla.chen_sakai_grid`, ``cwla demo``).
+
+A text that does not parse raises :class:`~cwla.errors.MetricSyntaxError` in at most three
+lines: what is wrong (with "did you mean" for a name near a known one: any case, a typo or
+two, across cwla's, the paper's, ir_measures' and trec_eval's names, the models, the
+aggregations, the options and the parameters), where (a caret under the place, when the text
+holds more than that name) and the accepted forms. A bad value names the parameter and its rule.
 """
 
 from __future__ import annotations
@@ -108,31 +120,32 @@ _GAINS = {**{name: cls for name, cls in GAIN_MAPS.items() if cls.params}, "exp":
 _PAIRS = {name: cls for name, cls in GAIN_MAPS.items() if not cls.params}  # GRADE:VALUE pairs
 
 
+#: the accepted forms a parse error ends with, unless the error gives its own (one line each)
 _ACCEPTED = {
-    "metric": "accepted: MODEL+AGGREGATION[options] (e.g. 'RBP(p=0.8)+ERG[cutoff=10]'), Chen & Sakai names "
-              "(e.g. 'INST_PE'), ir_measures names (e.g. 'P(rel=2)@10', 'RR@10', 'nDCG', 'AP@100', 'R@1000', "
-              "'Rprec', 'Bpref', 'Judged@10', 'NumRel') or trec_eval names (e.g. 'map', 'P_10', 'P.10', "
-              "'ndcg_cut_10', 'recip_rank', 'recall_100'); docs/metrics.md lists them all",
+    "metric": "accepted: MODEL+AGGREGATION[options] ('RBP(p=0.8)+ERG[cutoff=10]'), MODEL_AGG ('INST_PE'), "
+              "ir_measures' names ('nDCG@10') or trec_eval's ('ndcg_cut_10'); see docs/metrics.md",
     "gain map": "accepted: " + ", ".join(
         [f"{n}[({c.params[0]}=X)]" if len(c.params) == 1 else f"{n}({', '.join(f'{q}={v}' for q, v in zip(c.params, 'XYZ'))})"
          for n, c in GAIN_MAPS.items() if c.params]
         + [f"{n}(GRADE:{'GAIN' if n == 'table' else 'VALUE'}, ...)" for n, c in GAIN_MAPS.items() if not c.params])
-        + ", or " + ", ".join(f"{n}:X" for n, c in GAIN_MAPS.items() if len(c.params) == 1),
+        + ", or NAME:X for " + ", ".join(n for n, c in GAIN_MAPS.items() if len(c.params) == 1),
 }
 
 
 class _Parser:
-    def __init__(self, text: str, what: str = "metric"):
+    def __init__(self, text: str, what: str = "metric", inside: str = ""):
         if not isinstance(text, str):
             raise TypeError(f"a {what} text must be a str, got {type(text).__name__}")
-        self.text, self.what = text, what
+        self.text, self.what, self.inside = text, what, inside
         self.tokens = []  # (kind, value, position)
         pos = 0
         stripped = text.rstrip()
         while pos < len(stripped):
             m = _TOKEN.match(stripped, pos)
             if not m or m.end() == pos:
-                self.fail(f"unexpected character {stripped[pos:].lstrip()[:1]!r}", pos)
+                self.i = len(self.tokens)
+                self.fail(f"unexpected character {stripped[pos:].lstrip()[:1]!r}",
+                          pos + len(stripped[pos:]) - len(stripped[pos:].lstrip()))
             kind = m.lastgroup
             value = m.group(kind)
             self.tokens.append((kind, value, m.start(kind)))
@@ -140,19 +153,29 @@ class _Parser:
         self.i = 0
 
     @classmethod
-    def whole(cls, text: str, what: str = "metric") -> _Parser:
+    def whole(cls, text: str, what: str = "metric", inside: str = "") -> _Parser:
         """A parser of ``text`` that reports errors only (for texts read whole: trec_eval's names)."""
         parser = cls.__new__(cls)
-        parser.text, parser.what, parser.tokens, parser.i = text, what, [], 0
+        parser.text, parser.what, parser.inside, parser.tokens, parser.i = text, what, inside, [], 0
         return parser
 
-    def fail(self, problem, pos=None):
+    def fail(self, problem, pos=None, accepted=None, where=True):
+        """Raise :class:`MetricSyntaxError`: ``cannot parse WHAT 'TEXT': PROBLEM``, then the accepted forms
+        (``accepted``; None: the usual ones of a ``what``, "": none) -- after a caret under ``pos`` when
+        ``where`` and ``pos`` is past the start of a text of several tokens, else on a line of their own."""
         if pos is None:
             pos = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
-        raise MetricSyntaxError(
-            f"cannot parse {self.what} {self.text!r}: {problem} at position {pos}\n"
-            f"    {self.text}\n    {' ' * pos}^\n" + _ACCEPTED[self.what]
-        )
+        accepted = _ACCEPTED[self.what] if accepted is None else accepted
+        lines = [f"cannot parse {self.what} {self.text!r}{self.inside}: {problem}"]
+        if where and pos > 0 and len(self.tokens) > 1 and "\n" not in self.text:
+            lines += [f"    {self.text}", f"    {' ' * pos}^" + (f" {accepted}" if accepted else "")]
+        elif accepted:
+            lines.append(accepted)
+        raise MetricSyntaxError("\n".join(lines))
+
+    def bad(self, problem):
+        """Raise the error of a bad value: ``problem`` names the parameter and its rule (no position)."""
+        self.fail(problem, where=False, accepted="")
 
     def peek(self, value=None):
         if self.i >= len(self.tokens):
@@ -230,24 +253,55 @@ def _number(text: str):
     return float(text) if any(c in text for c in ".eE") else int(text)
 
 
-def _build(parser, cls, args, name_tok, params):
-    """Instantiate ``cls`` from parsed args; ``params`` are its parameter names in order."""
+def _shown(value) -> str:
+    """A parsed value as the user wrote it (a number as such, a name or string quoted)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return str(value) if isinstance(value, int) else _fmt(value)
+
+
+def _signature(label, params) -> str:
+    """``accepted: RBP(p=X)``: how ``label`` takes its parameters."""
+    if not params:
+        return f"accepted: {label} (it takes no parameters)"
+    return f"accepted: {label}({', '.join(f'{p}=...' for p in params)})"
+
+
+def _build(parser, cls, args, name_tok, params, label=None):
+    """Instantiate ``cls`` from parsed args; ``params`` are its parameter names in order, ``label`` its name
+    in messages (default: as written). A declared parameter's value is checked against its rule first, so
+    that a bad value names the parameter and the rule."""
+    label = label or name_tok[1]
     kwargs = {}
     for key, value, pos in args:
         if key is None:
             if len(params) != 1 or params[0] in kwargs:
-                parser.fail(f"{name_tok[1]} takes {', '.join(params) or 'no parameters'} by name", pos)
+                parser.fail(f"{label} takes its parameters by name", pos, accepted=_signature(label, params))
             key = params[0]
         if key not in params:
-            accepted = ", ".join(params) if params else "no parameters"
-            parser.fail(f"{name_tok[1]} has no parameter {key!r} (accepted: {accepted})", pos)
+            parser.fail(f"{label} has no parameter {key!r}{_did_you_mean(_close(str(key), params))}", pos,
+                        accepted=_signature(label, params))
         if key in kwargs:
-            parser.fail(f"{name_tok[1]}: parameter {key!r} given twice", pos)
+            parser.fail(f"{label}: parameter {key!r} given twice", pos, accepted=_signature(label, params))
         kwargs[key] = value
+    declared = {p.name: p for p in getattr(cls, "declared", ())}
+    for key, value in kwargs.items():
+        rule = declared.get(key)
+        if rule is None:
+            continue
+        try:
+            rule.check(label, rule.convert(value))
+        except (TypeError, ValueError):
+            parser.fail(f"{key!r} of {label} must be {rule.describe()}, got {_shown(value)}", where=False,
+                        accepted="")
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as err:
-        parser.fail(f"invalid {name_tok[1]}: {err}", name_tok[2])
+        if str(err).startswith("expected ") and len(kwargs) == 1:  # a conversion: name the parameter
+            parser.bad(f"{next(iter(kwargs))!r} of {label} must be {str(err)[len('expected '):].split(', got')[0]}, "
+                       f"got {_shown(next(iter(kwargs.values())))}")
+        parser.bad(_reason(label, err, kwargs))
 
 
 def _declared(cls) -> tuple:
@@ -257,38 +311,63 @@ def _declared(cls) -> tuple:
 
 def _tabulated(parser, tok, args):
     """``Tabulated(C={1:0.9, ...})``, ``Tabulated(W={...})`` or ``Tabulated(name=NAME)`` (:func:`register_table`)."""
+    forms = "accepted: Tabulated(C={RANK: C, ...}), Tabulated(W={RANK: W, ...}) or Tabulated(name=NAME)"
     if len(args) != 1 or args[0][0] not in ("C", "W", "name"):
-        parser.fail("Tabulated takes one of C={RANK: C, ...}, W={RANK: W, ...} or name=NAME (a table registered "
-                    "with cwla.register_table)", args[0][2] if args else tok[2])
+        parser.fail("Tabulated takes one table: C=, W= or name= (a table registered with cwla.register_table)",
+                    args[0][2] if args else tok[2], accepted=forms)
     key, value, pos = args[0]
     if key == "name":
         if value not in TABLES:
-            known = ", ".join(sorted(TABLES)) or "none registered"
-            parser.fail(f"no tabulated model is registered as {value!r} (registered: {known})", pos)
+            if not TABLES:
+                parser.fail(f"no tabulated model is registered as {value!r} (no tables are registered; see "
+                            f"cwla.register_table)",
+                            pos, accepted=forms)
+            parser.fail(f"no tabulated model is registered as {value!r}{_did_you_mean(_close(str(value), TABLES))}",
+                        pos, accepted="registered tables: " + _listed(sorted(TABLES)))
         return TABLES[value]
     if not isinstance(value, dict):
-        parser.fail(f"{key} must be a mapping {{rank: value, ...}} with ranks 1..n, got {value!r}", pos)
+        parser.fail(f"{key} of Tabulated must be a mapping {{rank: value, ...}} with ranks 1..n, got "
+                    f"{_shown(value)}", where=False, accepted="")
     try:
         return tabulated(**{key: {int(r) if float(r).is_integer() else r: v for r, v in value.items()}})
     except (TypeError, ValueError) as err:
-        parser.fail(f"invalid Tabulated: {err}", pos)
+        parser.fail(f"invalid Tabulated: {err}", where=False, accepted="")
+
+
+def _listed(names, most: int = 12) -> str:
+    """``a, b, c`` (at most ``most`` names, then how many more)."""
+    names = list(names)
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _models_accepted() -> str:
+    """The browsing models a metric may name, built-in and registered."""
+    user = (f"; user-defined: {_listed(USER_MODELS, 5)}" if USER_MODELS else
+            "; no user-defined ones are registered (cwla.register_model)")
+    return f"accepted models: {', '.join(MODELS)}{user}"
 
 
 def _model(parser, tok, args):
     cls = MODELS.get(tok[1]) or USER_MODELS.get(tok[1]) or _MODEL_ALIASES.get(tok[1].lower())
     if cls is None:
-        parser.fail(f"unknown browsing model {tok[1]!r} (accepted: {', '.join(list(MODELS) + list(USER_MODELS))})",
-                    tok[2])
+        if tok[1].lower() in _AGG_ALIASES:  # ERG+RBP
+            agg = _AGG_ALIASES[tok[1].lower()].name
+            parser.fail(f"unknown browsing model {tok[1]!r}: {agg} is an aggregation", tok[2],
+                        accepted=f"accepted: MODEL+AGGREGATION, the model first (e.g. 'RBP(p=0.8)+{agg}')")
+        near = _close(tok[1], list(MODELS) + list(USER_MODELS))
+        parser.fail(f"unknown browsing model {tok[1]!r}{_did_you_mean(near)}", tok[2], accepted=_models_accepted())
     if cls is Tabulated:
         return _tabulated(parser, tok, args)
-    return _build(parser, cls, args, tok, _declared(cls))
+    return _build(parser, cls, args, tok, _declared(cls), cls.__name__)
 
 
 def _aggregation(parser, tok, args):
     cls = AGGREGATIONS.get(tok[1]) or _AGG_ALIASES.get(tok[1].lower())
     if cls is None:
-        parser.fail(f"unknown aggregation {tok[1]!r} (accepted: {', '.join(AGGREGATIONS)})", tok[2])
-    return _build(parser, cls, args, tok, _declared(cls))
+        parser.fail(f"unknown aggregation {tok[1]!r}{_did_you_mean(_close(tok[1], AGGREGATIONS))}", tok[2],
+                    accepted=f"accepted aggregations: {', '.join(AGGREGATIONS)}")
+    return _build(parser, cls, args, tok, _declared(cls), cls.name)
 
 
 def _gain(parser) -> GainMap:
@@ -299,20 +378,23 @@ def _gain(parser) -> GainMap:
         args = [(None, parser.value(), tok[2])]
     if name in _PAIRS:
         pairs = {}
+        form = f"accepted: {name}(GRADE:{'GAIN' if name == 'table' else 'VALUE'}, ...), e.g. {name}(0:0, 1:0.5)"
         for key, value, pos in args:
             if key != ":":
-                parser.fail(f"{name}() takes GRADE:{'GAIN' if name == 'table' else 'VALUE'} pairs", pos)
+                parser.fail(f"{name}() takes GRADE:{'GAIN' if name == 'table' else 'VALUE'} pairs", pos,
+                            accepted=form)
             if value[0] in pairs:
-                parser.fail(f"{name}() lists grade {value[0]:g} twice", pos)
+                parser.fail(f"{name}() lists grade {value[0]:g} twice", pos, accepted=form)
             pairs[value[0]] = value[1]
         try:
             return _PAIRS[name](pairs)
         except (TypeError, ValueError) as err:
-            parser.fail(f"invalid {name}: {err}", tok[2])
+            parser.bad(f"invalid {name}: {err}")
     if name not in _GAINS:
-        parser.fail(f"unknown gain map {tok[1]!r} (accepted: {', '.join(GAIN_MAPS)})", tok[2])
+        parser.fail(f"unknown gain map {tok[1]!r}{_did_you_mean(_close(tok[1], GAIN_MAPS))}", tok[2],
+                    accepted=_ACCEPTED["gain map"])
     cls = _GAINS[name]
-    return _build(parser, cls, args, tok, cls.params)
+    return _build(parser, cls, args, tok, cls.params, name)
 
 
 def _flag(parser, name, value, pos):
@@ -321,18 +403,20 @@ def _flag(parser, name, value, pos):
         return True
     if text in ("false", "0", "no"):
         return False
-    parser.fail(f"{name} must be true or false, got {value!r}", pos)
+    parser.bad(f"{name} must be true or false, got {_shown(value)}")
 
 
 def _options(parser):
     options = {}
     parser.take("[")
+    accepted = f"accepted options: {', '.join(METRIC_OPTIONS)}"
     while True:
         key = parser.take(kind="name", expected="an option name")
         if key[1] not in METRIC_OPTIONS:
-            parser.fail(f"unknown option {key[1]!r} (accepted: {', '.join(METRIC_OPTIONS)})", key[2])
+            parser.fail(f"unknown option {key[1]!r}{_did_you_mean(_close(key[1], METRIC_OPTIONS))}", key[2],
+                        accepted=accepted)
         if key[1] in options:
-            parser.fail(f"option {key[1]!r} given twice", key[2])
+            parser.fail(f"option {key[1]!r} given twice", key[2], accepted=accepted)
         parser.take("=", expected="'='")
         pos = parser.peek()[2] if parser.peek() else len(parser.text)
         if key[1] == "gain":
@@ -345,12 +429,12 @@ def _options(parser):
                 value = _flag(parser, key[1], value, pos)
             elif key[1] == "normalize":
                 if value not in ("ideal", "full", "none"):
-                    parser.fail(f"normalize must be ideal, full or none, got {value!r}", pos)
+                    parser.bad(f"normalize must be ideal, full or none, got {_shown(value)}")
             elif key[1] == "depth" and value == ALL:
                 pass
-            elif not isinstance(value, int):
-                parser.fail(f"{key[1]} must be an integer{' or all' if key[1] == 'depth' else ''}, got {value!r}",
-                            pos)
+            elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                parser.bad(f"{key[1]} must be an integer >= 1{' or all' if key[1] == 'depth' else ''}, got "
+                           f"{_shown(value)}")
             options[key[1]] = value
         if parser.peek("]"):
             parser.take("]")
@@ -364,16 +448,18 @@ def _intents(parser) -> Intents:
     if tok[1] == "ia" and not args:
         return IntentAware()
     if tok[1] != "novelty":
-        parser.fail(f"intents must be ia or novelty(alpha=X), got {tok[1]!r}", tok[2])
+        parser.bad(f"intents must be ia or novelty(alpha=X), got {tok[1]!r}"
+                   f"{_did_you_mean(_close(tok[1], ('ia', 'novelty')))}")
     values = {}
     for key, value, pos in args:
         if key not in ("alpha",) or key in values:
-            parser.fail("novelty takes one parameter, alpha (e.g. novelty(alpha=0.5))", pos)
+            parser.fail("novelty takes one parameter, alpha", pos, accepted="accepted: novelty(alpha=X), e.g. "
+                        "novelty(alpha=0.5)")
         values[key] = _number_value(parser, value, pos, key)
     try:
         return Novelty(**values)
     except (TypeError, ValueError) as err:
-        parser.fail(str(err), tok[2])
+        parser.bad(str(err))
 
 
 # ---------------------------------------------------------------------------
@@ -383,19 +469,19 @@ def _intents(parser) -> Intents:
 
 def _cutoff_value(parser, value, pos):
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        parser.fail(f"cutoff must be an integer >= 1, got {value!r}", pos)
+        parser.bad(f"cutoff must be an integer >= 1, got {_shown(value)}")
     return value
 
 
 def _rel_value(parser, value, pos):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        parser.fail(f"rel must be a number > 0 (the lowest relevant grade), got {value!r}", pos)
+        parser.bad(f"rel must be a number > 0 (the lowest relevant grade), got {_shown(value)}")
     return value
 
 
 def _number_value(parser, value, pos, name):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        parser.fail(f"{name} must be a number, got {value!r}", pos)
+        parser.bad(f"{name} must be a number, got {_shown(value)}")
     return value
 
 
@@ -637,19 +723,30 @@ _NAMED_ALIASES = {"Precision": "P", "Recall": "R", "MRR": "RR", "MAP": "AP", "ND
                   "BPref": "Bpref"}
 
 
+def _named_forms(label, spec) -> str:
+    """``accepted: P(rel=..., judged_only=...)@k, e.g. P@10, P(rel=2)@10``: how an ir_measures name is written."""
+    params = [p for p in spec.params if p != spec.at]
+    head = f"{label}({', '.join(f'{p}=...' for p in params)})" if params else label
+    at = {"cutoff": "@k", "recall": "@x"}.get(spec.at, "") if spec.at else ""
+    optional = "" if not at or spec.at in spec.required else "[" + at + "]"
+    examples = ", ".join(spec.examples[:2])
+    return f"accepted: {head}{optional or at}" + (f", e.g. {examples}" if examples else "")
+
+
 def _named(parser, tok, args):
     """An ir_measures name: ``NAME[(params)][@value]``."""
     name = _NAMED_ALIASES.get(tok[1], tok[1])
     spec = _NAMED_MEASURES[name]
+    forms = _named_forms(tok[1], spec)
     params = {}
     for key, value, pos in args:
         if key is None or key == ":":
-            parser.fail(f"{tok[1]} takes its parameters by name ({', '.join(spec.params) or 'none'})", pos)
+            parser.fail(f"{tok[1]} takes its parameters by name", pos, accepted=forms)
         if key not in spec.params:
-            accepted = ", ".join(spec.params) if spec.params else "no parameters"
-            parser.fail(f"{tok[1]} has no parameter {key!r} (accepted: {accepted})", pos)
+            parser.fail(f"{tok[1]} has no parameter {key!r}{_did_you_mean(_close(str(key), spec.params))}", pos,
+                        accepted=forms)
         if key in params:
-            parser.fail(f"{tok[1]}: parameter {key!r} given twice", pos)
+            parser.fail(f"{tok[1]}: parameter {key!r} given twice", pos, accepted=forms)
         convert = _CONVERT.get(key)
         if convert is not None:
             value = convert(parser, value, pos)
@@ -657,16 +754,17 @@ def _named(parser, tok, args):
                      "convention", "alpha"):
             value = _number_value(parser, value, pos, key)
         elif key == "dcg" and value not in ("log2", "exp-log2"):
-            parser.fail(f"dcg must be 'log2' or 'exp-log2', got {value!r}", pos)
+            parser.bad(f"dcg must be 'log2' or 'exp-log2', got {_shown(value)}")
         elif key == "gains" and not isinstance(value, dict):
-            parser.fail(f"gains must be a mapping {{grade: gain, ...}}, got {value!r}", pos)
+            parser.bad(f"gains must be a mapping {{grade: gain, ...}}, got {_shown(value)}")
         params[key] = value
     if parser.peek("@"):
         at_tok = parser.take("@")
         if spec.at is None:
-            parser.fail(f"{tok[1]} takes no @ parameter", at_tok[2])
+            parser.fail(f"{tok[1]} takes no @ parameter", at_tok[2], accepted=forms)
         if spec.at in params:
-            parser.fail(f"{tok[1]}: {spec.at} given twice (in the parameters and after @)", at_tok[2])
+            parser.fail(f"{tok[1]}: {spec.at} given twice (in the parameters and after @)", at_tok[2],
+                        accepted=forms)
         num = parser.take(kind="num", expected=f"a {spec.at} after '@'")
         value = _number(num[1])
         params[spec.at] = _cutoff_value(parser, value, num[2]) if spec.at == "cutoff" else \
@@ -674,11 +772,12 @@ def _named(parser, tok, args):
     for needed in spec.required:
         if needed not in params:
             example = "IPrec@0.5" if needed == "recall" else f"{tok[1]}@10"
-            parser.fail(f"{tok[1]} needs a {needed}: {tok[1]}@{'x' if needed == 'recall' else 'k'} (e.g. {example})")
+            parser.fail(f"{tok[1]} needs a {needed}: {tok[1]}@{'x' if needed == 'recall' else 'k'} (e.g. {example})",
+                        where=False, accepted="")
     try:
         return spec.build(params)
     except (TypeError, ValueError) as err:
-        parser.fail(f"invalid {tok[1]}: {err}", tok[2])
+        parser.bad(_reason(tok[1], err))
 
 
 # ---------------------------------------------------------------------------
@@ -874,18 +973,20 @@ def _trec(parser, text: str, convention: int | None = None):
     name, param = _trec_match(text)
     kind, build = _TREC[name]
     if build is None:
-        parser.fail(f"{name} is not a number per topic: cwla eval --format trec prints it (-m {name})", 0)
+        parser.fail(f"{name} is not a number per topic: cwla eval --format trec prints it (-m {name})", 0,
+                    accepted="")
     if kind in ("cut", "level") and param is None:
         parser.fail(f"{name} needs a parameter: {name}_{'x' if kind == 'level' else 'k'} or {name}.k (e.g. "
                     f"{trec_name(name + '.' + str(TREC_DEFAULT_CUTOFFS[name][1]))}); the command line's "
-                    f"-m {name} gives trec_eval's defaults {', '.join(map(_fmt, TREC_DEFAULT_CUTOFFS[name]))}", 0)
+                    f"-m {name} gives trec_eval's defaults {', '.join(map(_fmt, TREC_DEFAULT_CUTOFFS[name]))}", 0,
+                    accepted="")
     try:
         value = _trec_value(name, param)
         if kind == "cut" and value < 1:
             raise ValueError(f"cutoff must be an integer >= 1, got {param}")
         return build(value, convention)
     except (TypeError, ValueError) as err:
-        parser.fail(f"invalid {name}: {err}", 0)
+        parser.bad(_reason(name, err))
 
 
 # ---------------------------------------------------------------------------
@@ -893,55 +994,139 @@ def _trec(parser, text: str, convention: int | None = None):
 # ---------------------------------------------------------------------------
 
 
+#: model names users write in a MODEL_AGG name from other tools' habits (``P_ERG``, ``map_ERG``, ``ndcg_ERG``)
+_MODEL_HINTS = {"p": "Precision", "prec": "Precision", "map": "AP", "ndcg": "DCG", "sdcg": "DCG", "mrr": "RR"}
+
+
 def _chen_sakai(parser, tok):
     model_name, _, agg_name = tok[1].partition("_")
     model_cls = BROWSING_MODELS.get(model_name) or _MODEL_ALIASES.get(model_name.lower())
     agg_cls = AGGREGATIONS.get(agg_name) or _AGG_ALIASES.get(agg_name.lower())
     if model_cls is None or agg_cls is None or "_" in agg_name:
-        parser.fail(
-            f"{tok[1]!r} is not a Chen & Sakai name MODEL_AGGREGATION (models: {', '.join(BROWSING_MODELS)}; "
-            f"aggregations: {', '.join(AGGREGATIONS)}) nor a trec_eval name{_suggestion(parser, tok)}",
-            tok[2],
-        )
+        parser.fail(f"{tok[1]!r} is not a Chen & Sakai name MODEL_AGG nor a trec_eval name"
+                    f"{_suggestion(parser, tok)}", tok[2],
+                    accepted=f"accepted MODEL_AGG: MODEL {', '.join(BROWSING_MODELS)} (or another model), AGG "
+                             f"{', '.join(AGGREGATIONS)}; or see docs/metrics.md")
     model = CHEN_SAKAI_DEFAULTS.get(model_cls.__name__)
     if model is None:  # a model outside the paper's six: its declared defaults
         try:
             model = model_cls()
         except (TypeError, ValueError):
-            parser.fail(f"{tok[1]!r}: {model_cls.__name__} has no default parameters; write "
-                        f"{model_cls.__name__}(...)+{agg_cls.name}", tok[2])
+            parser.fail(f"{tok[1]!r}: {model_cls.__name__} has no default parameters", tok[2],
+                        accepted=f"accepted: {model_cls.__name__}(...)+{agg_cls.name}")
     return Metric(model, agg_cls())
 
 
+def _distance(a: str, b: str) -> int:
+    """The optimal-string-alignment edit distance of ``a`` and ``b``: insertions, deletions, substitutions
+    and transpositions of two neighbours count 1 each (``RPB`` -> ``RBP``: 1)."""
+    prev2, prev = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[len(b)]
+
+
+def _close(word: str, names) -> list[str]:
+    """The names near ``word``, case-insensitively, best first: those that differ from it in case only (if
+    any, just those), else those within 1 edit (2 for words longer than 4 characters; :func:`_distance`) or
+    of difflib ratio >= 0.8."""
+    import difflib
+
+    low = word.lower()
+    scored = []
+    for name in dict.fromkeys(names):
+        name_low = str(name).lower()
+        if name == word:
+            continue
+        d = _distance(low, name_low)
+        ratio = difflib.SequenceMatcher(None, low, name_low).ratio()
+        if d <= (1 if len(low) <= 4 else 2) or ratio >= 0.8:
+            scored.append((d, -ratio, name))
+    scored.sort(key=lambda s: s[:2])
+    if scored and scored[0][0] == 0:
+        scored = [s for s in scored if s[0] == 0]
+    return [name for *_, name in scored]
+
+
+def _did_you_mean(names) -> str:
+    """`` (did you mean 'a' or 'b'?)`` for the first two of ``names`` (one per spelling ignoring case), or
+    nothing."""
+    names = list({str(n).lower(): n for n in reversed(list(dict.fromkeys(names)))}.values())[::-1][:2]
+    return f" (did you mean {' or '.join(map(repr, names))}?)" if names else ""
+
+
+def _reason(label: str, err: Exception, given: dict | None = None) -> str:
+    """The message of a rejected value: a parameter's own (``'p' of RBP must be ..., got 1.5``, the value as
+    ``given`` it if it is there), else ``invalid LABEL: ...``."""
+    text = str(err)
+    rule = re.match(r"('(\w+)' of \S+ must be .*): (.*)\Z", text, re.S)
+    if rule:
+        value = _shown(given[rule.group(2)]) if given and rule.group(2) in given else rule.group(3)
+        return f"{rule.group(1)}, got {value}"
+    return f"invalid {label}: {text}"
+
+
+def _vocabulary() -> list[str]:
+    """Every name a metric text may start with: ir_measures' names and aliases, trec_eval's, and MODEL_AGG
+    for every built-in and registered model (the paper's spelling: ``RBP_ERG``, ``Precision_avg``)."""
+    models = [m for m in list(MODELS) + list(USER_MODELS) if m != "Tabulated"]
+    return (list(_NAMED_MEASURES) + list(_NAMED_ALIASES) + [n for n, (_, build) in _TREC.items() if build]
+            + [f"{m}_{a}" for m in models for a in AGGREGATIONS])
+
+
 _SUGGESTING = []  # a suggestion is checked by parsing it, which must not suggest in turn
+_TREC_PARAM = re.compile(r"(?P<base>.+?)(?P<param>[._][-+0-9.,=]+)\Z")
 
 
 def _suggestion(parser, tok) -> str:
-    """`` (did you mean ...?)`` for a name close to one cwla knows, if that parses (``ndcg@10``: ``nDCG@10``;
-    ``map@10``: ``AP@10``, trec_eval's map in ir_measures' names; ``mrr``: ``MRR``), else nothing."""
-    import difflib
-
+    """`` (did you mean ...?)`` for the names near the unknown name ``tok`` (:func:`_close`: any case, a
+    typo or two; ``RPB``: ``RBP``, ``RBP_PEE``: ``RBP_PE``, ``ndcg@10``: ``nDCG@10``) among cwla's, the
+    paper's, ir_measures' and trec_eval's names, keeping those that parse with the rest of the text (two
+    at most, one per meaning); ``map@10``: ``AP@10``, trec_eval's map in ir_measures' words."""
     if _SUGGESTING:
         return ""
-    rest = parser.text[tok[2] + len(tok[1]):].strip()
-    names = list(_NAMED_MEASURES) + list(_NAMED_ALIASES)
+    word = tok[1]
+    rest = parser.text[tok[2] + len(word):].strip()
     candidates = []
-    if tok[1] in _TREC_IN_IR_MEASURES:
-        candidates.append(_TREC_IN_IR_MEASURES[tok[1]] + rest)  # trec_eval's name in ir_measures' words
-    candidates += [n + rest for n in names if n.lower() == tok[1].lower()]
-    candidates += [n + rest for n in difflib.get_close_matches(tok[1], names + list(_TREC), n=3, cutoff=0.75)]
-    good = []
+    if word in _TREC_IN_IR_MEASURES:
+        candidates.append(_TREC_IN_IR_MEASURES[word] + rest)  # trec_eval's name in ir_measures' words
+    model, sep, agg = word.partition("_")
+    models = aggs = []
+    if sep:  # MODEL_AGG, each part a known one in another case or spelling, or near one
+        models = [_MODEL_HINTS[model.lower()]] if model.lower() in _MODEL_HINTS else []
+        models += _close(model, [m for m in MODELS if m != "Tabulated"])
+        aggs = [a for a in AGGREGATIONS if a == agg] + _close(agg, AGGREGATIONS)
+        if rest.startswith("(") and ")" in rest:  # RBP_ERG(p=0.9) -> RBP(p=0.9)+ERG
+            end = rest.index(")") + 1
+            candidates += [f"{m}{rest[:end]}+{a}{rest[end:]}" for m in models[:1] + [model] for a in aggs[:1] + [agg]]
+        if model.lower() in _MODEL_HINTS:
+            candidates += [f"{models[0]}_{a}{rest}" for a in aggs[:2] + [agg]]
+    candidates += [name + rest for name in _close(word, _vocabulary())]
+    candidates += [f"{m}_{a}{rest}" for m in models[:2] for a in aggs[:2]]
+    trec = _TREC_PARAM.match(word)
+    if trec:  # a trec_eval name with its parameter: recal_100 -> recall_100
+        candidates += [name + trec.group("param") + rest for name in _close(trec.group("base"), _TREC)]
+    good, meanings = [], []
     _SUGGESTING.append(True)
     try:
         for candidate in dict.fromkeys(candidates):
             try:
-                parse_metric(candidate)
-                good.append(candidate)
+                meaning = parse_metric(candidate)
             except MetricSyntaxError:
-                pass
+                continue
+            if meaning not in meanings:
+                good.append(candidate)
+                meanings.append(meaning)
+            if len(good) == 2:
+                break
     finally:
         _SUGGESTING.pop()
-    return f" (did you mean {' or '.join(map(repr, good[:2]))}?)" if good else ""
+    return _did_you_mean(good)
 
 
 def parse_metric(text: str) -> Metric | CountingMeasure:
@@ -949,7 +1134,8 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
 
     Returns a :class:`~cwla.Metric` (C/W/L/A) or, for recall, R-precision, bpref and the
     other counts, a :class:`~cwla.metrics.counting.CountingMeasure`. Raises
-    :class:`~cwla.errors.MetricSyntaxError` pointing at the offending position.
+    :class:`~cwla.errors.MetricSyntaxError` saying what is wrong, the accepted forms and, for a
+    name near a known one (any case, a typo or two), "did you mean ...".
 
     Examples
     --------
@@ -962,21 +1148,31 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
     'DCG(k=10)+ETG[gain=linear, cutoff=10, depth=all, normalize=ideal]'
     >>> str(parse_metric("P.10")), str(parse_metric("recall_1000"))
     ('Precision(k=10)+ERG[gain=binary, cutoff=10, depth=all]', 'R@1000')
+    >>> try:
+    ...     parse_metric("RPB")
+    ... except MetricSyntaxError as err:
+    ...     print(str(err).splitlines()[0])
+    cannot parse metric 'RPB': 'RPB' is not a metric name (did you mean 'RBP'?)
     """
+    return _parse_metric(text)
+
+
+def _parse_metric(text, inside: str = ""):
     if isinstance(text, str) and text.lstrip().startswith("\u03b1_"):  # ir_measures' α_nDCG is alpha_nDCG
         text = text.replace("\u03b1_", "alpha_", 1)
     if isinstance(text, str) and _trec_match(text) is not None:  # before tokenising: 11pt_avg..25,.5
-        return _trec(_Parser.whole(text), text)
-    parser = _Parser(text)
+        return _trec(_Parser.whole(text, inside=inside), text)
+    parser = _Parser(text, inside=inside)
     if parser.at_end():
         parser.fail("empty text")
     wrapped = _GEOMEAN_RE.match(text)
     if wrapped:
         return _geomean(parser, wrapped)
-    unsupported = re.match(r"(" + "|".join(map(re.escape, TREC_UNSUPPORTED)) + r")(?:[._].*)?\Z", text.strip())
+    unsupported = re.match(r"(" + "|".join(map(re.escape, TREC_UNSUPPORTED)) + r")(?:[._][-+0-9.,=]*)?\Z",
+                           text.strip())
     if unsupported:
-        parser.fail(f"{unsupported.group(1)!r} is a trec_eval measure that cwla does not compute (it computes "
-                    f"{', '.join(_TREC)})", 0)
+        parser.fail(f"{unsupported.group(1)!r} is a trec_eval measure that cwla does not compute", 0,
+                    accepted="accepted trec_eval names: those docs/metrics.md lists (e.g. map, P_10, ndcg_cut_10)")
     tok, args = parser.part()
     if parser.peek("+"):
         parser.take("+")
@@ -987,21 +1183,17 @@ def parse_metric(text: str) -> Metric | CountingMeasure:
     elif "_" in tok[1] and not args and not parser.peek("@"):
         metric = _chen_sakai(parser, tok)
     else:
-        parser.fail(
-            f"{tok[1]!r} is not a metric name{_suggestion(parser, tok)}; write MODEL+AGGREGATION (models: "
-            f"{', '.join(MODELS)}; aggregations: {', '.join(AGGREGATIONS)}) or an ir_measures name "
-            f"({', '.join(list(_NAMED_MEASURES) + list(_NAMED_ALIASES))})",
-            tok[2],
-        )
+        parser.fail(f"{tok[1]!r} is not a metric name{_suggestion(parser, tok)}", tok[2])
     if parser.peek("["):
         bracket = parser.peek()
         if isinstance(metric, CountingMeasure):
-            parser.fail(f"{metric} takes no [options]: it is not a C/W/L/A metric", bracket[2])
+            parser.fail(f"{metric} takes no [options]: it is not a C/W/L/A metric", bracket[2],
+                        accepted=f"accepted: {metric}, without [...]")
         options = _options(parser)
         try:
             metric = metric.with_options(**options)
         except (TypeError, ValueError) as err:
-            parser.fail(str(err))
+            parser.bad(str(err))
     if not parser.at_end():
         parser.fail(f"unexpected {parser.peek()[1]!r}")
     return metric
@@ -1011,25 +1203,22 @@ _GEOMEAN_RE = re.compile(r"\s*GM\((?P<inner>.*?)(?:,\s*floor\s*=\s*(?P<floor>[^,
 
 
 def _geomean(parser, match):
-    """``GM(MEASURE[, floor=X])``: the measure's geometric mean over topics (:class:`GeoMean`)."""
+    """``GM(MEASURE[, floor=X])``: the measure's geometric mean over topics (:class:`GeoMean`); an error
+    inside names the inner text and the whole."""
     inner = match.group("inner")
+    accepted = "accepted: GM(MEASURE) or GM(MEASURE, floor=X), e.g. GM(AP)"
     if not inner.strip():
-        parser.fail("GM(...) needs a measure inside, e.g. GM(AP)", 3)
-    start = match.start("inner")
-    try:
-        measure = parse_metric(inner)
-    except MetricSyntaxError as err:  # the inner problem, placed in the whole text
-        problem, _, pos = str(err).split("\n")[0].partition(": ")[2].rpartition(" at position ")
-        parser.fail(problem, start + int(pos))
+        parser.fail("GM(...) needs a measure inside", 3, accepted=accepted)
+    measure = _parse_metric(inner, inside=f" in {parser.text!r}")
     if isinstance(measure, GeoMean):
-        parser.fail("GM(...) of a GM(...) is not a measure", start)
+        parser.fail("GM(...) of a GM(...) is not a measure", match.start("inner"), accepted=accepted)
     floor = match.group("floor")
     if floor is None:
         return GeoMean(measure)
     try:
         return GeoMean(measure, floor=float(floor))
     except ValueError:
-        parser.fail(f"'floor' of GM must be a finite number > 0, got {floor.strip()!r}", match.start("floor"))
+        parser.bad(f"'floor' of GM must be a finite number > 0, got {floor.strip()!r}")
 
 
 def parser_name(name: str) -> str | None:

@@ -130,8 +130,8 @@ def test_scores_beyond_float32_range_are_infinite_like_trec_eval_and_quiet(qrels
     (lambda: cwla.Precision(10**400), ValueError, "expected an integer of a usable size"),
     (lambda: cwla.parse_gain("table(0:0, 1:0.5, 1:1)"), ValueError, "table() lists grade 1 twice"),
     (lambda: cwla.parse_metric("SDCG(foo=1)@10"), ValueError,
-     "SDCG has no parameter 'foo' (accepted: cutoff, dcg, min_rel, max_rel)"),
-    (lambda: cwla.parse_metric("ERR(x=3)@10"), ValueError, "ERR has no parameter 'x' (accepted: cutoff)"),
+     "^ accepted: SDCG(dcg=..., min_rel=..., max_rel=...)@k"),
+    (lambda: cwla.parse_metric("ERR(x=3)@10"), ValueError, "ERR has no parameter 'x'"),
 ])
 def test_values_out_of_the_usable_range_are_errors(make, error, message):
     with pytest.raises(error, match=re.escape(message)):

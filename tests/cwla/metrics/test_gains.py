@@ -56,8 +56,8 @@ def test_parse_gain(text, gain):
 
 @pytest.mark.parametrize("text, message", [
     ("cubic:2", "unknown gain map 'cubic'"),
-    ("linear:0", "'gmax' of linear must be > 0: 0"),
-    ("linear:x", "expected a number, got 'x'"),
+    ("linear:0", "'gmax' of linear must be > 0, got 0"),
+    ("linear:x", "'gmax' of linear must be a number, got 'x'"),
     ("table(1)", "table() takes GRADE:GAIN pairs"),
 ])
 def test_bad_gain_texts(text, message):
