@@ -27,6 +27,7 @@ exactly one (:mod:`discpower.scoring`). Bare score matrices are topics x systems
 (4, 4)
 """
 
+from cwla import __version__  # one version for both packages (cwla/_version.py)
 from cwla._shared import keep_old_paths
 
 from .errors import DiscpowerError
@@ -40,7 +41,8 @@ from .reports import *  # noqa: F403
 from .reports import __all__ as _reports_names
 from .warmup import warmup
 
-__all__ = ["DiscpowerError", *_stats_names, *_metrics_names, *_qrels_names, *_reports_names, "warmup"]
+__all__ = ["DiscpowerError", *_stats_names, *_metrics_names, *_qrels_names, *_reports_names, "warmup",
+           "__version__"]
 
 #: where each module of the flat layout (before the layers) lives now; the old paths keep working
 MOVED = {

@@ -220,6 +220,25 @@ def read_qrels(source: QrelsLike) -> pd.DataFrame:
         If `source` is a path that does not exist.
     TypeError
         If `source` is none of the accepted types.
+
+    Examples
+    --------
+    >>> import cwla
+    >>> cwla.read_qrels({"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}})
+      topic docno  grade
+    0    q1    d1    2.0
+    1    q1    d2    0.0
+    2    q2    d3    1.0
+
+    A TREC qrels file (``qid iter docno grade``) reads the same way:
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()   # removed when it is dropped
+    >>> path = os.path.join(folder.name, "qrels.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("q1 0 d1 2\\nq1 0 d2 0\\n")
+    >>> cwla.read_qrels(path)["grade"].tolist()
+    [2.0, 0.0]
     """
     return _read(source, _QRELS, "read_qrels")
 
@@ -253,6 +272,24 @@ def read_run(source: RunLike) -> pd.DataFrame:
         If `source` is a path that does not exist.
     TypeError
         If `source` is none of the accepted types.
+
+    Examples
+    --------
+    >>> import cwla
+    >>> cwla.read_run({"q1": {"d1": 1.5, "d2": 0.5}})
+      topic docno  score  rank
+    0    q1    d1    1.5     1
+    1    q1    d2    0.5     2
+
+    A TREC run file (``qid Q0 docno rank score tag``):
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "bm25.run")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("q1 Q0 d2 1 9.5 bm25\\nq1 Q0 d1 2 7.0 bm25\\n")
+    >>> cwla.read_run(path)["docno"].tolist(), cwla.run_name(path)
+    (['d2', 'd1'], 'bm25.run')
     """
     return _read(source, _RUN, "read_run")
 
@@ -285,6 +322,14 @@ def read_costs(source: QrelsLike) -> pd.DataFrame:
         If `source` is a path that does not exist.
     TypeError
         If `source` is none of the accepted types.
+
+    Examples
+    --------
+    >>> import cwla
+    >>> cwla.read_costs({"q1": {"d1": 2.0, "d2": 1.0}})
+      topic docno  cost
+    0    q1    d1   2.0
+    1    q1    d2   1.0
     """
     if isinstance(source, pd.DataFrame) and "cost" in source.columns:
         # a qrels frame with a cost column: the cost column is the cost, its grade column is not

@@ -1,6 +1,7 @@
 """The metric language: browsing models C(i), aggregations A(i), gain maps, the measures outside C/W/L/A,
 metrics composed of them, their one canonical text (printed and parsed) and Chen & Sakai's grid."""
 
+from ._declare import Param
 from .aggregations import ERG, ETG, PE, Aggregation, Avg, ERRAgg, Fin, Max
 from .browsing import (AP, BPM, DCG, ERR, IFT, INSQ, INST, MODELS, NERR8, NERR9, NERR10, NERR11, NPV, RBP, RR, SET,
                        TBG, U, BrowsingModel, IFTGoal, IFTRate, Precision, Reciprocal, Tabulated, register_table,
@@ -16,7 +17,7 @@ from .text import parse_gain, parse_metric
 __all__ = [
     "AP", "DCG", "ERR", "INST", "RBP", "Precision", "BrowsingModel",
     "RR", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV", "Reciprocal",
-    "Tabulated", "tabulated", "register_table", "register_model", "MODELS",
+    "Tabulated", "tabulated", "register_table", "register_model", "Param", "MODELS",
     "ERG", "ETG", "Avg", "Max", "Fin", "PE", "ERRAgg", "Aggregation",
     "Linear", "Exponential", "Binary", "Scaled", "Table", "Regrade", "GainMap", "parse_gain",
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",

@@ -82,7 +82,7 @@ def register_model(name: str, function: Callable[..., float], params: Mapping[st
     the order given. C(i) must lie in [0, 1] (else the evaluation raises).
 
     ``params`` maps each parameter's name to its default (a finite number) or to a
-    :class:`cwla.metrics._declare.Param` (bounds, rule, sampling range for the Hypothesis strategies); at
+    :class:`cwla.Param` (bounds, rule, sampling range for the Hypothesis strategies); at
     most six. Returns the model's class: ``Name(p=...)`` builds it, and ``Name(p=...)+AGG`` parses. The
     escape hatch costs a compilation: the scoring kernel is compiled again for each function, once per
     process (not cached on disk). Registering a name again replaces the model.

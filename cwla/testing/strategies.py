@@ -93,7 +93,7 @@ def collections(draw, *, max_topics: int = 4, max_runs: int = 3, max_depth: int 
 
 def declared(cls: type) -> st.SearchStrategy:
     """Instances of a declared model or aggregation, each parameter drawn from its declaration
-    (:meth:`cwla.metrics._declare.Param.strategy`)."""
+    (:meth:`cwla.Param.strategy`)."""
     return st.builds(cls, **{p.name: p.strategy() for p in cls.declared})
 
 
