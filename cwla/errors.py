@@ -29,8 +29,8 @@ class GainRangeError(CwlaError):
 
 class UserFunctionError(CwlaError):
     """A user's function (a browsing model registered with :func:`cwla.register_model`) raised while cwla
-    called it; the message names the model, its parameters and the function's exception, which is also
-    this error's ``__cause__``."""
+    called it -- the message names the model, its parameters and the function's exception, which is also
+    this error's ``__cause__`` -- or returned a continuation probability C(i) outside [0, 1]."""
 
 
 class CwlaWarning(UserWarning):

@@ -328,10 +328,10 @@ def check_adaptive(resolved, labels, *arrays) -> None:
         if isinstance(m, Metric) and m.browsing.code == K.ADAPTIVE:
             rows = [a[i] if a.ndim == 3 else a[:, i] for a in arrays if a is not None]
             if not all(np.isfinite(r).all() for r in rows):
-                raise ValueError(f"{labels[i]}: the function of the adaptive model {type(m.browsing).__name__} "
-                                 f"returned a continuation probability outside [0, 1] (or NaN) on some ranking "
-                                 f"(with the unjudged documents at gain 0 or, for the residual, at 1); C(i) must "
-                                 f"lie in [0, 1] for every rank, gain and parameter value")
+                raise UserFunctionError(f"{labels[i]}: the function of the adaptive model {type(m.browsing).__name__} "
+                                        f"returned a continuation probability outside [0, 1] (or NaN) on some "
+                                        f"ranking (with the unjudged documents at gain 0 or, for the residual, at "
+                                        f"1); C(i) must lie in [0, 1] for every rank, gain and parameter value")
 
 
 @attrs.frozen

@@ -109,7 +109,7 @@ def test_adaptive_models_print_parse_and_validate(my_inst):
 def test_an_adaptive_function_leaving_the_unit_interval_is_an_error():
     cwla.register_model("TooFar", lambda i, r, cg, p: 1.0 + r)
     qrels, runs = cwla.synthetic.collection(seed=1, n_topics=3, n_runs=2)
-    with pytest.raises(ValueError, match="returned a continuation probability outside \\[0, 1\\]"):
+    with pytest.raises(cwla.UserFunctionError, match="returned a continuation probability outside \\[0, 1\\]"):
         cwla.evaluate(qrels, runs, ["TooFar+ERG"])
 
 
