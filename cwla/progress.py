@@ -208,8 +208,8 @@ def reporter(progress: object, total: int, label: str, *, unit: str = "", error:
 
     check(progress, "progress", FLAG, NONE, error=error or CwlaError,
           rule="True, False, None or a callable progress(done, total)")
-    if enabled(progress):
-        return Bar(total, label, unit=unit, enabled=True)
+    if enabled(progress):  # asked for by name (True): drawn from the start; by default: after the delay
+        return Bar(total, label, unit=unit, enabled=True, delay=0 if progress is True else None)
     return lambda done, total=None, note="": None
 
 
