@@ -28,14 +28,14 @@ from .metrics import *  # noqa: F403 (the metric language's names: its __all__)
 from .metrics import counting
 from .metrics import __all__ as _metric_names
 from .data import Collection, Judgements, RunSet, is_run_store, open_runs, prepare, read_costs, read_qrels, read_run, \
-    read_runs, run_name, synthetic
+    read_runs, read_subtopics, run_name, Subtopics, synthetic
 from .scoring import Evaluation, Evaluator, evaluate, warmup
 from ._moved import keep_old_paths
 
 __all__ = [
     *_metric_names, "counting",
     "read_qrels", "read_run", "read_costs", "run_name", "prepare", "Collection", "read_runs", "RunSet", "open_runs",
-    "is_run_store",
+    "is_run_store", "read_subtopics", "Subtopics",
     "Judgements", "Evaluator", "evaluate", "Evaluation",
     "CwlaError", "CwlaWarning", "InputError", "MetricSyntaxError", "GainRangeError", "ConstantMetricWarning",
     "UserFunctionError", "EmptyRunWarning",

@@ -19,13 +19,17 @@ from numpy.typing import ArrayLike
 # the types below are named as strings (forward references), not imported: this module sits under
 # every other one of cwla, so that any of them can use the aliases
 
-__all__ = ["PathLike", "QrelsLike", "RunLike", "RunsLike", "MetricLike", "MetricsLike", "Matrix", "ArrayLike"]
+__all__ = ["PathLike", "QrelsLike", "RunLike", "RunsLike", "MetricLike", "MetricsLike", "Matrix", "ArrayLike",
+           "SubtopicsLike"]
 
 #: a file path (text or gzip; ``-`` is not special)
 PathLike = Union[str, "os.PathLike[str]"]
 #: qrels: a TREC qrels file, a frame (ours, PyTerrier's, ir_datasets'), ``{topic: {docno: grade}}``,
 #: records with query_id, doc_id, relevance, or an object with ``to_dict()`` of that shape
 QrelsLike = Union[PathLike, pd.DataFrame, Mapping[str, Mapping[str, float]], Iterable[object]]
+#: subtopic qrels (:func:`cwla.read_subtopics`): an ndeval file, a frame ``topic, subtopic, docno, grade``, a dict
+#: ``{topic: {subtopic: {docno: grade}}}``, or Subtopics read before
+SubtopicsLike = Union[PathLike, pd.DataFrame, Mapping[str, Mapping[str, Mapping[str, float]]], "Subtopics"]
 #: one run: a TREC run file, a frame, ``{topic: {docno: score}}``, records, an object with ``to_dict()``
 RunLike = Union[PathLike, pd.DataFrame, Mapping[str, Mapping[str, float]], Iterable[object]]
 #: runs: one run, a list of them, ``{name: run}``, a frame with a system column, or a RunSet

@@ -28,9 +28,10 @@ PACKAGES = ("cwla", "discpower")
 #: ``Examples`` section that runs: tests/project/test_docs.py)
 ENTRY_POINTS = {
     "cwla": ("evaluate", "read_qrels", "read_run", "read_runs", "read_costs", "open_runs", "parse_metric", "Metric",
-             "Evaluator", "register_model"),
+             "Evaluator", "register_model", "prepare", "read_subtopics"),
     "discpower": ("meta_evaluate", "compare_systems", "compare_scores", "compare_qrels", "sweep",
-                  "randomised_tukey_hsd", "split_half_consistency", "ranking_similarity", "calibrate"),
+                  "randomised_tukey_hsd", "split_half_consistency", "ranking_similarity", "calibrate",
+                  "discriminative_power"),
 }
 #: public modules outside ``__all__`` (they need optional tools, or are imported on their own)
 MODULES = {"cwla": ("cwla.bridges.ir_measures", "cwla.testing"), "discpower": ()}

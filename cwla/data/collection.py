@@ -414,6 +414,16 @@ def prepare(qrels: QrelsLike | Judgements, runs: RunsLike, *, order: str = "trec
     Returns
     -------
     Collection
+
+    Examples
+    --------
+    >>> import cwla
+    >>> qrels, runs = cwla.synthetic.collection(n_topics=5, n_runs=3, seed=1)
+    >>> col = cwla.prepare(qrels, runs)      # read and joined once: evaluate it under many metrics
+    >>> col.runs, len(col.topics)
+    (('run01', 'run02', 'run03'), 5)
+    >>> cwla.evaluate(col, metrics=["nDCG@10"]).means().shape
+    (3, 1)
     """
     check_order(order, "prepare")
     check_ties(ties, "prepare")

@@ -21,6 +21,7 @@ import pandas as pd
 
 from .._display import Displayed, Shown
 from ..errors import InputError
+from ..typing import SubtopicsLike
 from .collection import Judgements
 from .files import read_bytes
 from .readers import line_fields
@@ -41,7 +42,7 @@ class Subtopics(Displayed):
     frame: pd.DataFrame
 
     @classmethod
-    def of(cls, source) -> Subtopics:
+    def of(cls, source: SubtopicsLike) -> Subtopics:
         """``source`` if it is one, else :func:`read_subtopics` of it."""
         return source if isinstance(source, Subtopics) else read_subtopics(source)
 
@@ -72,9 +73,19 @@ class Subtopics(Displayed):
                      f"subtopics, {len(f)} judgements", table, preview=0)
 
 
-def read_subtopics(source) -> Subtopics:
+def read_subtopics(source: SubtopicsLike) -> Subtopics:
     """Read subtopic qrels (ndeval's ``topic subtopic docno grade``) from a file, a DataFrame or a dict
-    ``{topic: {subtopic: {docno: grade}}}``; every problem is an :class:`~cwla.InputError` naming where."""
+    ``{topic: {subtopic: {docno: grade}}}``; every problem is an :class:`~cwla.InputError` naming where.
+
+    Examples
+    --------
+    >>> import cwla
+    >>> subtopics = cwla.read_subtopics({"q1": {"1": {"d1": 1, "d2": 0}, "2": {"d2": 1}}})
+    >>> run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    >>> ev = cwla.evaluate(subtopics, run, ["alpha_nDCG@10"])
+    >>> round(float(ev.means().iloc[0, 0]), 4)
+    1.0
+    """
     if isinstance(source, (str, os.PathLike)):
         frame = _read_file(source)
     elif isinstance(source, pd.DataFrame):

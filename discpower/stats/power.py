@@ -50,6 +50,15 @@ def discriminative_power(tests: Tests, alpha: float = 0.05) -> pd.DataFrame:
 
     ``tests``: a dict {label: PairwiseTest} (or a list, or one test). ``delta`` is
     Delta_alpha for randomisation tests (NaN otherwise).
+
+    Examples
+    --------
+    >>> import numpy as np, discpower
+    >>> X = np.random.default_rng(0).random((30, 4)) + np.array([0.0, 0.0, 0.3, 0.6])
+    >>> test = discpower.randomised_tukey_hsd(X, n_trials=2000, seed=1, systems=list("abcd"))
+    >>> discriminative_power({"my metric": test})[["metric", "significant_pairs", "pairs"]]
+          metric  significant_pairs  pairs
+    0  my metric                  4      6
     """
     alpha = alpha_level(alpha)
     rows = []
