@@ -27,7 +27,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 #: qrels: a TREC qrels file, a frame (ours, PyTerrier's, ir_datasets'), ``{topic: {docno: grade}}``,
 #: records with query_id, doc_id, relevance, or an object with ``to_dict()`` of that shape
 QrelsLike = Union[PathLike, pd.DataFrame, Mapping[str, Mapping[str, float]], Iterable[object]]
-#: subtopic qrels (:func:`cwla.read_subtopics`): an ndeval file, a frame ``topic, subtopic, docno, grade``, a dict
+#: subtopic qrels (``cwla.read_subtopics``): an ndeval file, a frame ``topic, subtopic, docno, grade``, a dict
 #: ``{topic: {subtopic: {docno: grade}}}``, or Subtopics read before
 SubtopicsLike = Union[PathLike, pd.DataFrame, Mapping[str, Mapping[str, Mapping[str, float]]], "Subtopics"]
 #: one run: a TREC run file, a frame, ``{topic: {docno: score}}``, records, an object with ``to_dict()``
