@@ -232,14 +232,21 @@ def _table_lines(table: pd.DataFrame, rows: int) -> list[str]:
     while k > 1 and max(map(len, lines)) > WIDTH:
         k -= 1
         lines = head.iloc[:, :k].to_string().splitlines()
+    rest = _left_out(table, rows, k)
+    if rest:
+        lines.append(f"({rest}: .summary())")
+    return lines
+
+
+def _left_out(table: pd.DataFrame, rows: int, columns: int) -> str:
+    """What a preview of ``table``'s first ``rows`` rows and ``columns`` columns leaves out, in words
+    ("2 more rows, 1 more column"; empty if nothing)."""
     rest = []
     if len(table) > rows:
         rest.append(count_text(len(table) - rows, "more row"))
-    if table.shape[1] > k:
-        rest.append(count_text(table.shape[1] - k, "more column"))
-    if rest:
-        lines.append(f"({', '.join(rest)}: .summary())")
-    return lines
+    if table.shape[1] > columns:
+        rest.append(count_text(table.shape[1] - columns, "more column"))
+    return ", ".join(rest)
 
 
 def _header(shown: Shown) -> list[str]:
@@ -291,13 +298,9 @@ def html_table(table: pd.DataFrame, rows: int = HTML_ROWS, columns: int = HTML_C
         label = ", ".join(map(str, key)) if isinstance(key, tuple) else key
         out.append("<tr>" + _cell("th", label) + "".join(_cell("td", column[r]) for column in cells) + "</tr>")
     out.append("</tbody></table>")
-    rest = []
-    if len(table) > rows:
-        rest.append(count_text(len(table) - rows, "more row"))
-    if table.shape[1] > columns:
-        rest.append(count_text(table.shape[1] - columns, "more column"))
+    rest = _left_out(table, rows, columns)
     if rest:
-        out.append(f"<p><small>{html.escape(', '.join(rest))}: .summary()</small></p>")
+        out.append(f"<p><small>{html.escape(rest)}: .summary()</small></p>")
     return "".join(out)
 
 

@@ -111,7 +111,7 @@ def scoped(func: Callable) -> Callable:
 
 def _write(owner: object, text: str, end: bool) -> None:
     """Draw ``text`` as the status line of ``owner`` (ending another report's open line first)."""
-    stream = sys.stderr if getattr(owner, "stream", None) is None else owner.stream
+    stream = _stream_of(owner)
     with _LINE:
         if _OPEN[0] is not None and _OPEN[0] is not owner:
             _stream_of(_OPEN[0]).write("\n")
@@ -141,7 +141,7 @@ atexit.register(_end_open_line)
 class Bar:
     """``Bar(total, label)(done)``: a progress bar over ``total`` units of work, redrawn at most every
     0.2 s, first drawn after ``delay`` seconds, ended (with the elapsed time) when ``done`` reaches
-    ``total`` or :meth:`close` is called. ``bar(done, total)`` may change the total; ``note`` says what is
+    ``total``. ``bar(done, total)`` may change the total; ``note`` says what is
     being done now (e.g. the file being read)."""
 
     def __init__(self, total: int, label: str, *, unit: str = "", stream=None, enabled: bool | None = None,
@@ -175,15 +175,6 @@ class Bar:
                 f"{now - self.start:5.1f} s" + (f"  {note}" if note else ""))
         self.drawn = True
         _write(self, text, finished)
-
-    def close(self) -> None:
-        """End the bar's line (if it was drawn and is not finished)."""
-        if self.drawn and self.done < self.total:
-            with _LINE:
-                if _OPEN[0] is self:
-                    _stream_of(self).write("\n")
-                    _stream_of(self).flush()
-                    _OPEN[0] = None
 
 
 def _default_delay() -> float:

@@ -5,6 +5,7 @@ on the first example, which would trip a per-example deadline.
 """
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,16 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 ROOT = Path(__file__).resolve().parents[1]
 #: ../shared/data beside the repository (absent on a bare checkout: those tests skip)
 SHARED = ROOT.parent / "shared" / "data"
+
+
+def site_hooks():
+    """docs/_site_hooks.py, the site's build hooks (its ENTRY_POINTS), imported without mkdocs."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import _site_hooks
+    finally:
+        sys.path.pop(0)
+    return _site_hooks
 
 
 def shared_path(*parts) -> Path:

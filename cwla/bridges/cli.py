@@ -52,7 +52,6 @@ from ..metrics.gains import GAIN_MAPS
 __all__ = ["main"]
 
 PROG = "cwla"
-HEADER = ("run", "topic", "metric", "value", "residual")
 DEFAULT_METRIC = "nDCG@10"
 _USER_ERRORS = (CwlaError, OSError, TypeError, ValueError)
 
@@ -582,23 +581,6 @@ def _given_flags(args, given: dict) -> list[tuple[str, object]]:
 def _names(names, limit: int = 4) -> str:
     shown = ", ".join(names[:limit])
     return shown + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
-
-
-def _tsv(frame) -> str:
-    """The table as TSV text: the header line, then one line per row, values with 6 decimals."""
-    lines = ["\t".join(HEADER)]
-    for run, topic, metric, value, residual in zip(
-        frame["run"].tolist(), frame["topic"].tolist(), frame["metric"].tolist(),
-        frame["value"].tolist(), frame["residual"].tolist(),
-    ):
-        lines.append(f"{run}\t{topic}\t{metric}\t{_fixed(value)}\t{_fixed(residual)}")
-    return "\n".join(lines) + "\n"
-
-
-def _fixed(x: float) -> str:
-    """``%.6f``, without a sign on zero (a residual of -1e-17 prints as 0.000000)."""
-    text = "%.6f" % x
-    return "0.000000" if text == "-0.000000" else text
 
 
 def _count(n: int, singular: str, plural: str) -> str:

@@ -356,12 +356,6 @@ def _inputs(args) -> list[tuple[str, str]]:
     return named + [("RUN", run) for run in getattr(args, "runs", None) or ()]
 
 
-def _number(value) -> str:
-    """A measure with 6 decimals, NaN as 'nan'."""
-    value = float(value)
-    return "nan" if value != value else f"{value:.6f}"
-
-
 #: the files ``meta --figures DIR`` writes into DIR
 FIGURES = ("asl.png", "similarity.png")
 #: the option, as a message about its figures names it

@@ -470,6 +470,18 @@ def _two_systems(x, y, systems, func):
     return score_matrix(np.column_stack(cols), name="(x, y)", systems=systems)
 
 
+def _pair_result(method: str, X: np.ndarray, systems: tuple, statistic: np.ndarray, p: float, *,
+                 diff: np.ndarray | None = None, **fields) -> PairwiseTest:
+    """The 2 x 2 :class:`PairwiseTest` of a test of two systems (the columns of ``X``): ``statistic`` its
+    2 x 2 matrix, ``p`` the pair's p-value; ``diff`` (default: the mean differences of ``X``) and the
+    resampling ``fields`` as the test has them."""
+    if diff is None:
+        _, diff = _mean_diff(X)
+    return PairwiseTest(method=method, systems=systems, diff=diff, statistic=statistic,
+                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=X.shape[0], means=X.mean(axis=0),
+                        **fields)
+
+
 @jit(parallel=True)
 def _exact_flip_count(X, threshold):
     """#{masks in [0, 2^n) : |S0 - S1| / n >= threshold}, topic t's scores swapped where bit t is set."""
@@ -582,14 +594,11 @@ def fisher_test(X: np.ndarray, systems: tuple, n_trials: int | None, seed: int |
                                  f"topics; got n = {n} (use the randomised test, exact=False)")
         count = int(_exact_flip_count(X, d - TIE_TOLERANCE))
         p = count / float(2**n)
-        return PairwiseTest(method="exact Fisher randomisation", systems=names, diff=diff, statistic=stat,
-                            pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
-                            means=X.mean(axis=0))
+        return _pair_result("exact Fisher randomisation", X, names, stat, p, diff=diff)
     null = null_ranges(X, B, np.uint64(seed))
     p = float(exceedance_pvalues(d, null, plus_one=plus_one))
-    return PairwiseTest(method="Fisher randomisation", systems=names, diff=diff, statistic=stat,
-                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
-                        null_distribution=null, n_resamples=B, seed=seed, means=X.mean(axis=0))
+    return _pair_result("Fisher randomisation", X, names, stat, p, diff=diff, null_distribution=null,
+                        n_resamples=B, seed=seed)
 
 
 # ----------------------------------------------------------------------------- paired bootstrap
@@ -712,11 +721,8 @@ def bootstrap_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, p
     w = np.ascontiguousarray(d - dbar)
     null = bootstrap_null(w, B, np.uint64(seed))
     p = float(exceedance_pvalues(abs(z), null, plus_one=plus_one))
-    _, diff = _mean_diff(X)
-    return PairwiseTest(method="paired bootstrap", systems=names, diff=diff,
-                        statistic=np.array([[0.0, z], [-z, 0.0]]),
-                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n,
-                        null_distribution=null, n_resamples=B, seed=seed, means=X.mean(axis=0))
+    return _pair_result("paired bootstrap", X, names, np.array([[0.0, z], [-z, 0.0]]), p, null_distribution=null,
+                        n_resamples=B, seed=seed)
 
 
 # ----------------------------------------------------------------------------- rank and sign tests
@@ -778,7 +784,6 @@ def wilcoxon_signed_rank(x: ArrayLike, y: ArrayLike | None = None, *,
 
 def wilcoxon_test(X: np.ndarray, systems: tuple) -> PairwiseTest:
     """:func:`wilcoxon_signed_rank` on a checked (n, 2) matrix."""
-    n = X.shape[0]
     x, y = X[:, 0], X[:, 1]
     if np.all(x == y):
         statistic, p = 0.0, 1.0
@@ -788,10 +793,7 @@ def wilcoxon_test(X: np.ndarray, systems: tuple) -> PairwiseTest:
         res = scipy.stats.wilcoxon(x, y)
         statistic, p = float(res.statistic), float(res.pvalue)
     p = checked_pvalue(p, "scipy.stats.wilcoxon")
-    _, diff = _mean_diff(X)
-    return PairwiseTest(method="Wilcoxon signed-rank test", systems=systems, diff=diff,
-                        statistic=np.array([[0.0, statistic], [statistic, 0.0]]),
-                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n, means=X.mean(axis=0))
+    return _pair_result("Wilcoxon signed-rank test", X, systems, np.array([[0.0, statistic], [statistic, 0.0]]), p)
 
 
 def paired_sign_test(x: ArrayLike, y: ArrayLike | None = None, *,
@@ -837,14 +839,10 @@ def paired_sign_test(x: ArrayLike, y: ArrayLike | None = None, *,
 
 def sign_test(X: np.ndarray, systems: tuple) -> PairwiseTest:
     """:func:`paired_sign_test` on a checked (n, 2) matrix."""
-    n = X.shape[0]
     d = X[:, 0] - X[:, 1]
     wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
     p = _binomial_pvalue(wins, wins + losses)
-    _, diff = _mean_diff(X)
-    return PairwiseTest(method="sign test", systems=systems, diff=diff,
-                        statistic=np.array([[0.0, float(wins)], [float(losses), 0.0]]),
-                        pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=n, means=X.mean(axis=0))
+    return _pair_result("sign test", X, systems, np.array([[0.0, float(wins)], [float(losses), 0.0]]), p)
 
 
 @functools.lru_cache(maxsize=4096)

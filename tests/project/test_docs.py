@@ -4,7 +4,7 @@ import re
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, site_hooks
 
 
 
@@ -38,15 +38,6 @@ def test_python_examples_in_the_docs_run(doc, index, tmp_path, monkeypatch):
 
 
 # --- the site's home page, the page on user-defined models, and the API reference's entry points --------------
-
-def _site_hooks():
-    sys.path.insert(0, str(ROOT / "docs"))
-    try:
-        import _site_hooks
-    finally:
-        sys.path.pop(0)
-    return _site_hooks
-
 
 def _run_blocks(doc: str, tmp_path) -> str:
     """Every python block of ``doc``, in order, as one script in a fresh interpreter; its stdout."""
@@ -101,7 +92,7 @@ def test_discpower_has_cwla_s_version():
 
 
 def _entry_points():
-    hooks = _site_hooks()
+    hooks = site_hooks()
     return [(package, name) for package in hooks.PACKAGES for name in hooks.ENTRY_POINTS[package]]
 
 

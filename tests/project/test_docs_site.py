@@ -17,7 +17,7 @@ import pytest
 
 import cwla
 import discpower
-from conftest import ROOT
+from conftest import ROOT, site_hooks
 
 for module in ("mkdocs", "mkdocstrings_handlers.python", "mkdocs_jupyter", "material"):
     pytest.importorskip(module)
@@ -81,15 +81,6 @@ def test_the_notebooks_are_rendered_with_their_outputs(site):
         assert "jp-OutputArea" in html.read_text(encoding="utf-8"), f"{notebook.name} has no rendered output"
 
 
-def _hooks():
-    sys.path.insert(0, str(ROOT / "docs"))
-    try:
-        import _site_hooks
-    finally:
-        sys.path.pop(0)
-    return _site_hooks
-
-
 def _article(page: pathlib.Path) -> str:
     """The visible text of a page's article (tags dropped, entities decoded, whitespace collapsed)."""
     import html
@@ -102,7 +93,7 @@ def _article(page: pathlib.Path) -> str:
 @pytest.mark.parametrize("package", [cwla, discpower], ids=lambda p: p.__name__)
 def test_the_api_reference_starts_with_the_entry_points(site, package):
     html = (site / "api" / package.__name__ / "index.html").read_text(encoding="utf-8")
-    entry = [f"{package.__name__}.{name}" for name in _hooks().ENTRY_POINTS[package.__name__]]
+    entry = [f"{package.__name__}.{name}" for name in site_hooks().ENTRY_POINTS[package.__name__]]
     assert len(entry) >= 8 and all(name.split(".")[1] in package.__all__ for name in entry)
     assert re.findall(r'<h2 id="([^"]+)"', html)[0] == "entry-points"
     assert re.findall(r'<h3 id="([^"]+)"', html)[:len(entry)] == entry
