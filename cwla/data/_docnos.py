@@ -15,11 +15,23 @@ import numpy as np
 
 from .._numba import jit
 
-__all__ = ["Strings", "strings_of", "intern_spans", "compare"]
+__all__ = ["Strings", "strings_of", "intern_spans", "compare", "read_only"]
 
 FNV_OFFSET = np.uint64(14695981039346656037)
 FNV_PRIME = np.uint64(1099511628211)
 _EMPTY = np.int32(-1)
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (the array itself stays writable).
+
+    Byte buffers reach the kernels read-only, always: numba compiles a kernel once per argument
+    type, and a writable and a read-only array are two types (a file's bytes are read-only when gzip
+    gives them as a ``bytes`` object, so every buffer is).
+    """
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 @jit()
@@ -118,7 +130,7 @@ class Strings:
         rows = np.asarray(rows, dtype=np.int64)
         offsets = np.zeros(len(rows) + 1, dtype=np.int64)
         out = np.empty(int((ends[rows] - starts[rows]).sum()), dtype=np.uint8)
-        _gather(blob, starts, ends, rows, offsets, out)
+        _gather(read_only(blob), starts, ends, rows, offsets, out)
         return cls(out, offsets, _hashes(out, offsets) if hashes is None else hashes)
 
 

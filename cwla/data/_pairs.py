@@ -104,7 +104,7 @@ def _insert_run(run, cell_topic, cell_starts, cell_lengths, rows, row_blob, row_
         if reg_size[t] == 0:
             if slots_used + 16 > slots.shape[0]:
                 return n_pairs, slots_used, -2, c, k
-            reg_start[t], reg_size[t] = _new_region(slots, slots_used, 16)
+            reg_start[t], reg_size[t] = _new_region(slots, slots_used, np.int64(16))  # typed: no literal version
             slots_used += 16
             first_pair[t] = n_pairs
         # the topic's table, and the pairs of its first cell (most of its pairs: later runs add fewer), read

@@ -253,7 +253,7 @@ def _scan(buf, qrels, want64, values, topic_ids, doc_starts, doc_ends, doc_hashe
     t_end = np.empty(32, dtype=np.int64)
     t_hash = np.empty(32, dtype=np.uint64)
     none = np.empty((0, 2), dtype=np.int64)
-    m = k = pos = 0
+    m = k = pos = np.int64(0)  # typed, not literal 0: a literal would compile the callees a second time
     while pos < buf.shape[0]:
         pos, f, s0, e0, s2, e2, h, s3, e3, s4, e4 = _split_line(buf, pos)
         if f == 0:
@@ -289,7 +289,8 @@ def scan_run(buf, want64, scores, topic_ids, doc_starts, doc_ends, doc_hashes):
 
     For the k-th non-blank line fills ``topic_ids[k]`` (topics numbered in first-seen order),
     ``doc_starts[k]``, ``doc_ends[k]`` (the docno is ``buf[doc_starts[k]:doc_ends[k]]``),
-    ``doc_hashes[k]`` (its :func:`cwla.data._docnos.fnv_hash`) and ``scores[k]`` (float32 or float64); every
+    ``doc_hashes[k]`` (its :func:`cwla.data._docnos.fnv_hash`) and ``scores[k]`` (float64; without
+    ``want64`` a value that float32 holds exactly, trec_eval 9.x's ``(float) atof``); every
     output has one entry per line of ``buf`` at least (:func:`check_bytes`). Returns
     ``(n, topic_spans, slow, problem)``: ``topic_spans`` the ``(m, 2)`` start/end of each topic's
     first occurrence; ``slow`` holds ``(line k, start, end)`` of the scores the fast path left to an
@@ -367,8 +368,7 @@ def _slow_scores(buf: np.ndarray, slow: np.ndarray, scores: np.ndarray) -> bool:
         text = bytes(buf[s:e]).decode("ascii", "replace")
         if not FLOAT_RE.match(text):
             return False
-        with np.errstate(over="ignore"):  # beyond float32 range: inf, as trec_eval's (float) cast
-            scores[k] = float(text)  # float64, then (for float32 scores) rounded once more, as C's (float) cast
+        scores[k] = float(text)  # the correctly rounded double (read_run_file rounds it to float32 if asked)
     return True
 
 
@@ -424,7 +424,7 @@ def read_run_file(path, ties: str = "float32", workspace: Workspace | None = Non
     lines, ok = check_bytes(buf)
     if not ok:
         return None
-    scores = ws.array("scores", lines, np.float64 if ties == "float64" else np.float32)
+    scores = ws.array("scores", lines, np.float64)  # float64 for both ties: one compiled scan (see scan_run)
     topic_ids = ws.array("topic_ids", lines, np.int32)
     doc_starts, doc_ends = ws.array("doc_starts", lines, np.int64), ws.array("doc_ends", lines, np.int64)
     doc_hashes = ws.array("doc_hashes", lines, np.uint64)
@@ -433,6 +433,11 @@ def read_run_file(path, ties: str = "float32", workspace: Workspace | None = Non
     if problem or n == 0 or not _slow_scores(buf, slow, scores):
         return None
     scores = scores[:n]
+    if ties == "float32":  # exact for the fast path's values; the slow ones rounded once, as C's (float) cast
+        single = ws.array("scores32", n, np.float32)
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, as trec_eval's (float) cast
+            single[:] = scores
+        scores = single
     if not np.isfinite(scores).all():
         return None  # the careful reader says which score is not finite (float32's overflow is inf, and fine)
     topics = [bytes(buf[s:e]).decode("ascii") for s, e in topic_spans.tolist()]

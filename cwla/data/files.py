@@ -28,6 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import InputError
+from ._docnos import read_only
 
 __all__ = ["read_bytes", "read_array", "decoded_lines", "text_lines", "text_size", "UTF8_BOM", "check_outputs",
            "atomic_write", "atomic_write_text"]
@@ -82,11 +83,15 @@ def read_bytes(path, what: str, *, layout: str | None = None, error: type[Except
 
 def read_array(path, what: str, *, layout: str | None = None,
                allocate: Callable[[int], np.ndarray] | None = None) -> np.ndarray:
-    """:func:`read_bytes` as a uint8 array (a plain file read into ``allocate(size)``, default
-    ``np.empty``); what the fast tokenizer scans."""
+    """:func:`read_bytes` as a read-only uint8 array (a plain file read into ``allocate(size)``, default
+    ``np.empty``); what the fast tokenizer scans.
+
+    Always read-only (:func:`cwla.data._docnos.read_only`), whether the file was plain (read into an
+    array) or gzip (decompressed into a ``bytes`` object, which NumPy can only view read-only).
+    """
     allocate = allocate or (lambda n: np.empty(n, dtype=np.uint8))
     data = read_bytes(path, what, layout=layout, allocate=allocate)
-    return data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
+    return read_only(data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8))
 
 
 def _read_all(fh, allocate) -> np.ndarray:

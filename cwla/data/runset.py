@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .._display import Displayed, Shown, count_text
-from ._docnos import Strings, strings_of
+from ._docnos import Strings, read_only, strings_of
 from ._join import cell_starts, group_by_cell, order_cells
 from ._pairs import Docnos, PairBuilder, find_pairs
 from ._tokenize import RunColumns, Workspace, read_run_file
@@ -161,8 +161,9 @@ def _columns(source, ties: str, workspace: Workspace) -> RunColumns:
             scores = scores.astype(np.float32)
     topic_ids, topics = strings_of(frame["topic"].to_numpy())
     doc_ids, docnos = strings_of(frame["docno"].to_numpy())
-    return RunColumns(topic_ids, topics.tolist(), docnos.blob, docnos.offsets[doc_ids], docnos.offsets[doc_ids + 1],
-                      docnos.hashes[doc_ids], scores)
+    # the blob read-only, as a file's bytes are (cwla.data._docnos.read_only): one compiled kernel for both
+    return RunColumns(topic_ids, topics.tolist(), read_only(docnos.blob), docnos.offsets[doc_ids],
+                      docnos.offsets[doc_ids + 1], docnos.hashes[doc_ids], scores)
 
 
 @attrs.frozen(eq=False)

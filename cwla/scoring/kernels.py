@@ -19,7 +19,6 @@ import math
 import types
 
 import numpy as np
-from numba import prange
 
 from .._numba import jit
 from ..metrics.aggregations import AGGREGATIONS
@@ -219,18 +218,21 @@ def score_ranking(codes, start, n, table, pad, H, stop, model, mp, agg, apar, S,
     return total, rsum
 
 
-def _variant(dispatcher, name, scope, parallel=False, cache=True, **constants):
+def _variant(dispatcher, name, scope, cache=True, **constants):
     """``dispatcher``'s source compiled again as ``name``, reading its globals from ``scope`` with ``constants``
     set (numba freezes global values at compile time: a constant's dead branches are compiled out)."""
     f = dispatcher.py_func
     scope = dict(scope, **constants)
     copy = types.FunctionType(f.__code__, scope, name, f.__defaults__, f.__closure__)
     copy.__qualname__ = name
-    return jit(parallel=parallel, cache=cache)(copy)
+    return jit(cache=cache)(copy)
 
 
 #: score_ranking computes the costs (and EC, ETC) where this is True: only in score_ranking_costs
 WITH_COSTS = False
+#: the parts of :func:`score_cells` a variant compiles (:func:`score_variant`): the C/W/L/A metrics, their
+#: costs (EC, ETC and the cost-based models: :func:`score_ranking_costs`), the counting measures
+WITH_METRICS = COSTS_POSSIBLE = WITH_COUNTS = True
 #: score_ranking with the costs: for the cost-based models and when EC / ETC are wanted
 score_ranking_costs = _variant(score_ranking, "score_ranking_costs", globals(), WITH_COSTS=True)
 
@@ -249,7 +251,9 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     if ispec[I_CUTOFF] > 0 and ispec[I_CUTOFF] < n:
         n = ispec[I_CUTOFF]
     model, agg, stop = ispec[I_MODEL], ispec[I_AGG], ispec[I_STOP] != 0
-    costs = want or ispec[I_COSTS] != 0
+    costs = False
+    if COSTS_POSSIBLE:  # a compile-time constant: the variants without costs never compile score_ranking_costs
+        costs = want or ispec[I_COSTS] != 0
     mp, apar = fspec[F_MODEL:F_AGG], fspec[F_AGG]
     pad_hi = 1.0
     if H < 0:  # depth "all": the whole (cut) ranking; nothing is padded, so the residual is its unjudged part
@@ -258,13 +262,14 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
             H = int(mp[0])
         pad_hi = 0.0
     if H == 0:
-        xlo[:] = 0.0
-        xhi[:] = 0.0
+        for j in range(N_X):
+            xlo[j] = 0.0
+            xhi[j] = 0.0
         return 0.0, 0.0
     if H < n:
         n = H
     cunknown_lo, cunknown_hi = clo[clo.shape[0] - 1], chi[chi.shape[0] - 1]
-    if costs:
+    if COSTS_POSSIBLE and costs:
         lo, rlo = score_ranking_costs(codes, start, n, glo, 0.0, H, stop, model, mp, agg, apar, S, tab, ccodes, clo,
                                       cunknown_lo, xlo)
     else:
@@ -289,9 +294,10 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     if exact:
         hi, rhi = lo, rlo
         if want:
-            xhi[:] = xlo
+            for j in range(N_X):  # element by element: a slice assignment compiles numba's shape checks
+                xhi[j] = xlo[j]
     else:
-        if costs:
+        if COSTS_POSSIBLE and costs:
             hi, rhi = score_ranking_costs(codes, start, n, ghi, pad_hi, H, stop, model, mp, agg, apar, S, tab,
                                           ccodes, chi, cunknown_hi, xhi)
         else:
@@ -306,11 +312,12 @@ def _score_metric(codes, start, length, unjudged, ispec, fspec, glo, ghi, relsum
     return lo, hi
 
 
-@jit(parallel=True)
-def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
-                tabs, ccodes, clo, chi, want, cspec, cpar, kinds, n_rel, n_nonrel, out_lo, out_hi, xout_lo, xout_hi,
-                cout_lo, cout_hi):
-    """Score every (run, topic) cell under every metric and every counting measure.
+@jit()
+def score_cells(first, last, codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper,
+                h_ap, tabs, ccodes, clo, chi, want, cspec, cpar, kinds, n_rel, n_nonrel, out_lo, out_hi, xout_lo,
+                xout_hi, cout_lo, cout_hi):
+    """Score the (run, topic) cells ``first:last`` under every metric and every counting measure (serial,
+    without the GIL: :func:`cwla._threads.over_chunks` runs chunks of cells on several threads).
 
     Cell ``c`` is run ``c // n_topics`` and topic ``c % n_topics``; its ranking is
     ``codes[starts[c]:starts[c] + lengths[c]]`` in rank order. Writes
@@ -331,53 +338,85 @@ def score_cells(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, g
     """
     n_metrics = ispec.shape[0]
     n_counts = cspec.shape[0]
-    for c in prange(starts.shape[0]):
+    lower, upper = np.bool_(False), np.bool_(True)  # typed bools: literal ones would compile count_ranking twice
+    for c in range(first, last):
         t = c % n_topics
         s, n = starts[c], lengths[c]
-        S = np.empty(h_ap + 1)
-        xlo = np.empty(N_X)
-        xhi = np.empty(N_X)
-        for m in range(n_metrics):
-            lo, hi = _score_metric(
-                codes, s, n, unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S, with_upper, tabs[m],
-                ccodes, clo, chi, want, xlo, xhi,
-            )
-            if want:
-                xout_lo[m, c] = xlo
-                xout_hi[m, c] = xhi
-            out_lo[m, c] = lo
-            out_hi[m, c] = hi
-        if n_counts == 0:
-            continue
-        has_unjudged = False
-        for i in range(n):
-            if codes[s + i] == unjudged:
-                has_unjudged = True
-                break
-        for q in range(n_counts):
-            level = cspec[q, C_LEVEL]
-            if cspec[q, C_CODE] >= FIRST_TREC:  # trec_cells scores it
+        if WITH_METRICS:  # compile-time constants (see SCORE_VARIANTS): a variant compiles only its parts
+            S = np.empty(h_ap + 1)
+            xlo = np.empty(N_X)
+            xhi = np.empty(N_X)
+            for m in range(n_metrics):
+                lo, hi = _score_metric(
+                    codes, s, n, unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S, with_upper, tabs[m],
+                    ccodes, clo, chi, want, xlo, xhi,
+                )
+                if want:
+                    for j in range(N_X):
+                        xout_lo[m, c, j] = xlo[j]
+                        xout_hi[m, c, j] = xhi[j]
+                out_lo[m, c] = lo
+                out_hi[m, c] = hi
+        if WITH_COUNTS:
+            has_unjudged = False
+            for i in range(n):
+                if codes[s + i] == unjudged:
+                    has_unjudged = True
+                    break
+            for q in range(n_counts):
+                level = cspec[q, C_LEVEL]
+                if cspec[q, C_CODE] >= FIRST_TREC:  # trec_cells scores it
+                    continue
+                lo = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
+                                   cspec[q, C_CODE], cspec[q, C_K], cpar[q], lower)
+                cout_lo[q, c] = lo
+                if has_unjudged and with_upper:
+                    cout_hi[q, c] = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
+                                                  cspec[q, C_CODE], cspec[q, C_K], cpar[q], upper)
+                else:
+                    cout_hi[q, c] = lo
+
+
+def _score_variants() -> dict:
+    """``(metrics, costs, counts) -> kernel``: :func:`score_cells` compiled with only the parts a call needs
+    (numba freezes the constants, so the other parts' branches are compiled out and their functions never
+    compiled): a task of counting measures does not compile the C/W/L/A machinery, nor one without costs
+    :func:`score_ranking_costs`. Each variant is cached on disk under its own name."""
+    plain = dict(globals(), COSTS_POSSIBLE=False)
+    plain["_score_metric"] = _variant(_score_metric, "_score_metric_plain", plain)
+    variants = {(True, True, True): score_cells}
+    for costs in (True, False):
+        for counts in (True, False):
+            if costs and counts:
                 continue
-            lo = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
-                               cspec[q, C_CODE], cspec[q, C_K], cpar[q], False)
-            cout_lo[q, c] = lo
-            if has_unjudged and with_upper:
-                cout_hi[q, c] = count_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t],
-                                              cspec[q, C_CODE], cspec[q, C_K], cpar[q], True)
-            else:
-                cout_hi[q, c] = lo
+            scope = dict(globals() if costs else plain, WITH_COUNTS=counts)
+            name = "score_cells" + ("_costs" if costs else "") + ("_counts" if counts else "_metrics")
+            variants[True, costs, counts] = _variant(score_cells, name, scope)
+    counting = _variant(score_cells, "score_cells_counting", dict(plain, WITH_METRICS=False))
+    variants[False, False, True] = variants[False, True, True] = counting
+    return variants
 
 
-@jit(parallel=True)
-def trec_cells(codes, starts, lengths, n_topics, unjudged, cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart, igain,
-               icount, gscale, with_upper, cout_lo, cout_hi):
-    """:func:`score_cells`' counting part for trec_eval's other measures (codes >= ``FIRST_TREC``): the
+_SCORE_VARIANTS = _score_variants()
+
+
+def score_variant(metrics: bool, costs: bool, counts: bool):
+    """The :func:`score_cells` variant for a call with C/W/L/A ``metrics`` (of which some need ``costs``:
+    a cost-based model, or EC/ETC wanted) and counting measures (``counts``)."""
+    return _SCORE_VARIANTS[bool(metrics), bool(costs) and bool(metrics), bool(counts) or not metrics]
+
+
+@jit()
+def trec_cells(first, last, codes, starts, lengths, n_topics, unjudged, cspec, cpar, kinds, n_rel, n_nonrel, ggain,
+               istart, igain, icount, gscale, with_upper, cout_lo, cout_hi):
+    """:func:`score_cells`' counting part (cells ``first:last``) for trec_eval's other measures (codes >= ``FIRST_TREC``): the
     kinds-based ones (:func:`cwla.metrics.counting.trec_ranking`) and those over grades as gains (gain row
     r = ``cspec[q, C_GAIN]`` >= 0, :func:`cwla.metrics.counting.gain_ranking`: ``ggain[r]`` the gain of each
     grade code, topic t's ideal gain levels ``igain[istart[r, t]:istart[r, t + 1]]`` with ``icount``
     documents each, ``gscale[r, t]`` rbp's scaling; no residual). A kernel of its own, compiled only when
     one of them is asked for, so that the usual measures do not pay for compiling them."""
-    for c in prange(starts.shape[0]):
+    lower, upper = np.bool_(False), np.bool_(True)  # typed bools: literal ones would compile trec_ranking twice
+    for c in range(first, last):
         t = c % n_topics
         s, n = starts[c], lengths[c]
         has_unjudged = False
@@ -400,11 +439,11 @@ def trec_cells(codes, starts, lengths, n_topics, unjudged, cspec, cpar, kinds, n
                 cout_hi[q, c] = lo
                 continue
             lo = trec_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t], code, cspec[q, C_K],
-                              cpar[q], False)
+                              cpar[q], lower)
             cout_lo[q, c] = lo
             if has_unjudged and with_upper:
                 cout_hi[q, c] = trec_ranking(codes, s, n, kinds[level], n_rel[level, t], n_nonrel[level, t], code,
-                                             cspec[q, C_K], cpar[q], True)
+                                             cspec[q, C_K], cpar[q], upper)
             else:
                 cout_hi[q, c] = lo
 
@@ -429,6 +468,5 @@ def kernel_for(function):
         scope["score_ranking_costs"] = _variant(score_ranking, "score_ranking_costs" + suffix, scope, cache=False,
                                                 WITH_COSTS=True)
         scope["_score_metric"] = _variant(_score_metric, "_score_metric" + suffix, scope, cache=False)
-        _ADAPTIVE_KERNELS[function] = _variant(score_cells, "score_cells" + suffix, scope, parallel=True,
-                                               cache=False)
+        _ADAPTIVE_KERNELS[function] = _variant(score_cells, "score_cells" + suffix, scope, cache=False)
     return _ADAPTIVE_KERNELS[function]

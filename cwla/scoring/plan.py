@@ -15,6 +15,7 @@ import warnings
 import attrs
 import numpy as np
 
+from .._threads import over_chunks
 from .._validate import fmt as _fmt
 from ..data._join import cell_starts
 from ..data.collection import Collection
@@ -242,11 +243,18 @@ def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, wi
     chi = np.zeros((len(cspec), len(starts)))
     shape = (len(metrics), len(starts), K.N_X) if want else (1, 1, K.N_X)
     xlo, xhi = np.zeros(shape), np.zeros(shape)
-    kernel(codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap, tabs, ccodes,
-           clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, xlo, xhi, clo, chi)
+    counts = bool(len(cspec)) and bool((cspec[:, C_CODE] < FIRST_TREC).any())
+    if kernel is K.score_cells:  # the cached kernel: its variant with only the parts this call needs
+        kernel = K.score_variant(len(metrics) > 0, want or bool(ispec[:, K.I_COSTS].any()), counts)
+    if len(metrics) or counts:
+        over_chunks(lambda first, last: kernel(
+            first, last, codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,
+            tabs, ccodes, clo_costs, chi_costs, want, cspec, cpar, kinds, n_rel, n_nonrel, lo, hi, xlo, xhi, clo, chi),
+            len(starts))
     if len(cspec) and (cspec[:, C_CODE] >= FIRST_TREC).any():  # trec_eval's other measures: their own kernel
-        K.trec_cells(codes, starts, lengths, n_topics, unjudged, cspec, cpar, kinds, n_rel, n_nonrel, ggain, istart,
-                     igain, icount, gscale, with_upper, clo, chi)
+        over_chunks(lambda first, last: K.trec_cells(
+            first, last, codes, starts, lengths, n_topics, unjudged, cspec, cpar, kinds, n_rel, n_nonrel, ggain,
+            istart, igain, icount, gscale, with_upper, clo, chi), len(starts))
     return lo, hi, clo, chi, xlo, xhi
 
 
