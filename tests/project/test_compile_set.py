@@ -1,0 +1,95 @@
+"""The compile set: which kernels a first ``cwla demo`` and a first ``cwla eval`` compile (docs/performance.md).
+
+Each runs in a fresh process with an empty kernel cache, recording every top-level numba compile of a
+cwla or discpower function (numba's ``numba:compile`` event) with its argument types. The set is the one
+the docs list, each kernel compiles for one set of argument types (plain and gzip files alike), and
+after a demo a first ``cwla eval`` of gzip runs compiles nothing more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+from conftest import ROOT
+
+RECORDER = """
+import json, sys
+from numba.core import event
+
+compiled, depth = [], [0]
+
+class Recorder(event.Listener):
+    def on_start(self, ev):
+        depth[0] += 1
+    def on_end(self, ev):
+        depth[0] -= 1
+        f = getattr(ev.data.get("dispatcher"), "py_func", None)
+        if depth[0] == 0 and f is not None and f.__module__.split(".")[0] in ("cwla", "discpower"):
+            compiled.append([f"{f.__module__}.{f.__qualname__}", str(ev.data.get("args"))])
+
+event.register("numba:compile", Recorder())
+from cwla.bridges.cli import main
+import contextlib, io
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "compiled": compiled}))
+"""
+
+
+def _documented() -> list:
+    """The kernels listed in docs/performance.md's compile-set block."""
+    text = (ROOT / "docs" / "performance.md").read_text()
+    block = re.search(r"<!-- compile set -->\s*```text\n(.*?)```", text, re.S)
+    assert block, "docs/performance.md has no compile-set block"
+    return sorted(line.strip() for line in block.group(1).splitlines() if line.strip())
+
+
+def _first_run(args: list, cache, cwd) -> dict:
+    env = {**os.environ, "CWLA_CACHE_DIR": str(cache), "CWLA_PROGRESS_DELAY": "1000"}
+    done = subprocess.run([sys.executable, "-c", RECORDER, *args], capture_output=True, text=True, env=env,
+                          timeout=900, cwd=cwd)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["code"] == 0, done.stderr[-3000:]
+    return out
+
+
+def _names(out: dict) -> list:
+    return sorted({name for name, _ in out["compiled"]})
+
+
+def _write_collection(folder) -> list:
+    """A qrels file, a plain run file and a gzip one (two topics, ties in the scores)."""
+    import gzip
+
+    (folder / "qrels").write_text("1 0 a 2\n1 0 b 0\n2 0 c 1\n2 0 d 3\n")
+    lines = "".join(f"{t} Q0 {d} {r} {s} x\n" for t, d, r, s in
+                    [(1, "a", 1, 2.5), (1, "b", 2, 2.5), (1, "e", 3, 1.0), (2, "d", 1, 0.5), (2, "c", 2, 0.25)])
+    (folder / "plain").write_text(lines)
+    with gzip.open(folder / "packed.gz", "wt") as f:
+        f.write(lines.replace(" x\n", " y\n"))
+    return [str(folder / "qrels"), str(folder / "plain"), str(folder / "packed.gz")]
+
+
+MEASURES = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10"]
+
+
+def test_a_first_eval_compiles_the_documented_set_once_each(tmp_path):
+    files = _write_collection(tmp_path)
+    out = _first_run(["eval", *files, *MEASURES], tmp_path / "cache", tmp_path)
+    # the demo's set, but for the hashing of strings that come from Python objects (its runs are frames)
+    assert _names(out) == [name for name in _documented() if name != "cwla.data._docnos._hash_all"]
+    twice = sorted({name for name, _ in out["compiled"] if sum(n == name for n, _ in out["compiled"]) > 1})
+    assert twice == [], f"compiled for more than one set of argument types: {twice}"
+
+
+def test_after_a_demo_a_first_eval_of_gzip_runs_compiles_nothing(tmp_path):
+    demo = _first_run(["demo"], tmp_path / "cache", tmp_path)
+    assert _names(demo) == _documented()
+    files = _write_collection(tmp_path)
+    again = _first_run(["eval", files[0], files[2], *MEASURES], tmp_path / "cache", tmp_path)
+    assert again["compiled"] == []
