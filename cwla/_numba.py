@@ -150,9 +150,10 @@ def cache_dir() -> str | None:
 
     ``$CWLA_CACHE_DIR/<version>`` if that variable is set (and not empty), else ``<version>`` in
     the per-user cache folder (``~/.cache/cwla/<version>`` on Linux). The kernels are in its
-    ``kernels-<key>/`` subfolders, one per set of sources (see :mod:`cwla._numba`): a reinstall
-    of the same sources at another path reuses them, an edited source gets a fresh one. The
-    folder can be deleted at any time; kernels are then compiled again when next needed.
+    ``kernels-<key>/`` subfolders, one per set of sources (``<key>`` hashes the sources and the
+    numba, llvmlite and NumPy versions): a reinstall of the same sources at another path reuses
+    them, an edited source gets a fresh one. The folder can be deleted at any time; kernels are
+    then compiled again when next needed.
 
     Returns
     -------
