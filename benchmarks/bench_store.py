@@ -5,7 +5,8 @@ Usage::
     python benchmarks/bench_store.py dl20 [--data DIR] [--trials B] [--repeats N]
     python benchmarks/bench_store.py verify [--data DIR] [--repeats N]
     python benchmarks/bench_store.py large [--topics 5000] [--runs 20] [--depth 1000] [--dir DIR] [--keep]
-    python benchmarks/bench_store.py huge  [--dir DIR] [--keep]     # cwla eval on 20,000 x 20 x 1000
+                                           [--repeats N]
+    python benchmarks/bench_store.py huge  [--topics 20000] [--dir DIR] [--keep]  # cwla eval on 20,000 x 20 x 1000
 
 ``dl20`` (TREC DL 2020 passage, 59 runs, nDCG@10, randomised Tukey HSD with B = 10,000), side by
 side in one process:
@@ -29,10 +30,19 @@ It waits 61 s after saving: files changed less than 60 s before are not recorded
 fresh subprocesses, each reporting its peak RSS: ``cwla.evaluate(qrels, files, ["nDCG@10"])`` (run
 files stream a few at a time), ``cwla.read_runs`` + ``cwla.prepare`` (every run in memory at once)
 and the bytes per retrieved document of the prepared RunSet. Targets: peak RSS <= 3 GiB, wall time
-<= 12 s (a third of the 36 s measured before the run store), <= 24 bytes per document.
+<= 12 s (a third of the 36 s measured before the run store), <= 24 bytes per document. In the same
+run, measured from outside (``os.wait4``: user + sys CPU, wall, peak RSS): the whole
+``python -m cwla eval QRELS RUNS -m nDCG@10`` process (stdout to /dev/null), and pytrec_eval in a
+fresh process (``parse_qrel``, ``RelevanceEvaluator(qrels, {"ndcg_cut_10"})``, then for each run
+file ``parse_run`` + ``evaluate``, one run at a time, dropped after). Targets: cwla eval's CPU at
+most 1/8 of pytrec_eval's; its peak RSS at most 16 bytes per retrieved document (the lines of the
+run files, counted). ``--repeats`` interleaves the four measurements (default 1); an untimed
+``cwla eval`` on one run first fills the kernel cache, and a note says if the sources changed
+(a new ``kernels-*`` folder) while measuring. A check compares the mean nDCG@10 of both tools.
 
-``huge`` runs ``cwla eval -m nDCG@10`` on 20,000 topics x 20 runs x 1000 (400 M lines, about 17 GB
-of text in ``--dir``) and reports wall time and peak RSS. It needs that much free disk.
+``huge`` runs ``cwla eval -m nDCG@10`` on ``--topics`` (default 20,000) topics x 20 runs x 1000
+(400 M lines, about 14 GB of text in ``--dir``) and reports its exit code, CPU, wall time, peak RSS
+and peak RSS per retrieved document (targets: it completes, <= 16 bytes). It needs that much free disk.
 
 Timings are medians; the machine may be shared: quote ratios, medians and the thread count.
 """
@@ -40,8 +50,8 @@ Timings are medians; the machine may be shared: quote ratios, medians and the th
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -85,7 +95,7 @@ def _dl20(args) -> int:
     comparer = QrelsComparer.build(truth, runs, "nDCG@10", n_trials=B, seed=1)
     run_set = comparer.runs
     further, needed = [], []
-    for _ in range(repeats):
+    for _ in range(args.repeats):
         for c in candidates:
             t0 = time.perf_counter()
             comparer.compare(c)
@@ -184,8 +194,6 @@ def _threads() -> str:
 def _collection(folder: Path, n_topics: int, n_runs: int, depth: int) -> tuple:
     """``(qrels, runs, reused)``: the collection in ``folder`` if one of these sizes was written there
     (by an earlier ``--dir DIR --keep``: pass both again to reuse it), else a new one."""
-    import json
-
     marker = folder / "collection.json"
     sizes = {"topics": n_topics, "runs": n_runs, "depth": depth}
     runs = [folder / f"run{r + 1:02d}" for r in range(n_runs)]
@@ -314,11 +322,88 @@ _MEASURE = textwrap.dedent("""
 
 
 def _measure(qrels, runs, mode: str) -> dict:
-    import json
-
     proc = subprocess.run([sys.executable, "-c", _MEASURE, str(qrels), *map(str, runs), mode], capture_output=True,
                           text=True, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+_PYTREC = textwrap.dedent("""
+    import json, sys
+    import pytrec_eval
+    qrels_path, runs = sys.argv[1], sys.argv[2:]
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10"})
+    means = []
+    for path in runs:  # one run at a time, dropped after
+        with open(path) as f:
+            run = pytrec_eval.parse_run(f)
+        scores = evaluator.evaluate(run)
+        means.append(sum(s["ndcg_cut_10"] for s in scores.values()) / len(scores))
+        del run, scores
+    print(json.dumps({"means": means}))
+""")
+
+
+def _child(cmd: list[str], stdout=subprocess.DEVNULL) -> dict:
+    """Run ``cmd`` in a fresh process: its CPU (user + sys), wall time and peak RSS (``os.wait4``), exit code,
+    the end of its stderr, and its stdout when ``stdout`` is ``subprocess.PIPE`` (small outputs only)."""
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out if stdout is subprocess.PIPE else stdout, stderr=err,
+                                stdin=subprocess.DEVNULL)
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        out.seek(0)
+        return {"cpu": ru.ru_utime + ru.ru_stime, "wall": wall, "peak_rss": ru.ru_maxrss * 1024,
+                "code": proc.returncode, "stderr": err.read().decode(errors="replace")[-3000:],
+                "stdout": out.read().decode(errors="replace")}
+
+
+def _cwla_eval(qrels, runs, stdout=subprocess.DEVNULL) -> dict:
+    """The whole ``python -m cwla eval QRELS RUNS -m nDCG@10`` process."""
+    return _child([sys.executable, "-m", "cwla", "eval", str(qrels), *map(str, runs), "-m", "nDCG@10"], stdout)
+
+
+def _pytrec_eval(qrels, runs) -> dict:
+    m = _child([sys.executable, "-c", _PYTREC, str(qrels), *map(str, runs)], subprocess.PIPE)
+    if m["code"]:
+        raise RuntimeError(f"pytrec_eval exited {m['code']}:\n{m['stderr']}")
+    m["means"] = json.loads(m["stdout"].strip().splitlines()[-1])["means"]
+    return m
+
+
+def _documents(runs) -> int:
+    """The retrieved documents (lines) of the run files; reading them also brings them into the page cache."""
+    n = 0
+    for path in runs:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 24):
+                n += chunk.count(b"\n")
+    return n
+
+
+def _has_pytrec_eval() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pytrec_eval") is not None
+
+
+def _kernel_folders() -> set:
+    """The ``kernels-*`` folders of the kernel cache (one per set of sources)."""
+    import cwla
+
+    return {p.name for p in Path(cwla.cache_dir() or "/nonexistent").glob("kernels-*")}
+
+
+def _load() -> str:
+    return "load " + "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _med(ms: list[dict], key: str) -> float:
+    return statistics.median(m[key] for m in ms)
 
 
 def _large(args) -> int:
@@ -329,16 +414,64 @@ def _large(args) -> int:
         qrels, runs, reused = _collection(folder, args.topics, args.runs, args.depth)
         size = sum(p.stat().st_size for p in runs)
         print(f"{'reused' if reused else 'generated'} {args.topics} topics x {args.runs} runs x {args.depth}: "
-              f"{size / 2**30:.2f} GiB of run files in {time.perf_counter() - t0:.0f} s; numba threads {_threads()}")
+              f"{size / 2**30:.2f} GiB of run files in {time.perf_counter() - t0:.0f} s; numba threads "
+              f"{numba.get_num_threads()}, {os.cpu_count()} CPUs")
+        n_docs = _documents(runs)
+        pytrec = _has_pytrec_eval()
+        if not pytrec:
+            print("pytrec_eval is not installed (pip install pytrec-eval-terrier): its measurement is skipped")
+        warm = _cwla_eval(qrels, runs[:1])  # untimed: fills the kernel cache if the sources changed
+        if warm["code"]:
+            print(f"cwla eval failed (exit {warm['code']}):\n{warm['stderr']}")
+            return warm["code"]
+        print(f"{n_docs:,} retrieved documents; untimed warm-up cwla eval on one run: CPU {warm['cpu']:.1f} s; "
+              f"{_load()}")
+        keys = _kernel_folders()
+        found = {"cli": [], "pytrec": [], "evaluate": [], "prepare": []}
+        for _ in range(args.repeats):  # interleaved
+            m = _cwla_eval(qrels, runs)
+            if m["code"]:
+                print(f"cwla eval failed (exit {m['code']}):\n{m['stderr']}")
+                return m["code"]
+            found["cli"].append(m)
+            if pytrec:
+                found["pytrec"].append(_pytrec_eval(qrels, runs))
+            for mode in ("evaluate", "prepare"):
+                found[mode].append(_measure(qrels, runs, mode))
+        n = args.repeats
+        if _kernel_folders() != keys:
+            print("NOTE: a new kernels-* folder appeared in the kernel cache during the measurement: the sources "
+                  "changed and a measured process compiled its kernels; run again on a quiet tree")
         for mode in ("evaluate", "prepare"):
-            m = _measure(qrels, runs, mode)
+            ms = found[mode]
+            m = {k: _med(ms, k) for k in ms[0]}
             line = f"{mode:9s} wall {m['seconds']:.1f} s, peak RSS {m['peak_rss'] / 2**30:.2f} GiB"
             if mode == "prepare":
                 line += (f" (read_runs {m['read']:.1f} s); RunSet {m['bytes_per_doc']:.1f} bytes per document "
                          f"+ docnos {m['docno_bytes'] / 2**20:.0f} MiB; Collection {m['collection_bytes_per_doc']:.1f} "
                          f"bytes per document")
             ok = m["peak_rss"] <= 3 * 2**30 and m["seconds"] <= 12
-            print(f"{line}   [targets: peak RSS <= 3 GiB, wall <= 12 s: {'PASS' if ok else 'MISS'}]")
+            print(f"{line} (medians of {n})   [targets: peak RSS <= 3 GiB, wall <= 12 s: {'PASS' if ok else 'MISS'}]")
+        cli = {k: _med(found["cli"], k) for k in ("cpu", "wall", "peak_rss")}
+        line = (f"cwla eval -m nDCG@10 (whole process): CPU {cli['cpu']:.1f} s, wall {cli['wall']:.1f} s, "
+                f"peak RSS {cli['peak_rss'] / 2**30:.2f} GiB")
+        if pytrec:
+            pte = {k: _med(found["pytrec"], k) for k in ("cpu", "wall", "peak_rss")}
+            ratio = cli["cpu"] / pte["cpu"]
+            print(f"{line} | pytrec_eval ndcg_cut_10 (parse_qrel, RelevanceEvaluator, parse_run + evaluate per run): "
+                  f"CPU {pte['cpu']:.1f} s, wall {pte['wall']:.1f} s, peak RSS {pte['peak_rss'] / 2**30:.2f} GiB | "
+                  f"CPU ratio 1/{1 / ratio:.1f} ({ratio:.3f}), medians of {n}; numba threads "
+                  f"{numba.get_num_threads()}; {_load()}"
+                  f"   [target cwla / pytrec_eval CPU <= 1/8: {'PASS' if ratio <= 1 / 8 else 'MISS'}]")
+            ours = statistics.fmean(m["mean"] for m in found["evaluate"])
+            theirs = statistics.fmean(found["pytrec"][0]["means"])
+            print(f"check: mean nDCG@10 cwla.evaluate {ours:.6f} | pytrec_eval {theirs:.6f} | |diff| "
+                  f"{abs(ours - theirs):.1e}")
+        else:
+            print(f"{line}, medians of {n}; numba threads {numba.get_num_threads()}; {_load()}")
+        per_doc = cli["peak_rss"] / n_docs
+        print(f"cwla eval peak RSS per retrieved document: {per_doc:.1f} bytes ({n_docs:,} documents); numba threads "
+              f"{numba.get_num_threads()}; {_load()}   [target <= 16 bytes: {'PASS' if per_doc <= 16 else 'MISS'}]")
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -350,20 +483,24 @@ def _huge(args) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         t0 = time.perf_counter()
-        qrels, runs, reused = _collection(folder, 20_000, 20, 1000)
+        qrels, runs, reused = _collection(folder, args.topics, 20, 1000)
         size = sum(p.stat().st_size for p in runs)
-        print(f"{'reused' if reused else 'generated'} 20,000 topics x 20 runs x 1000: {size / 2**30:.1f} GiB of run "
-              f"files in {time.perf_counter() - t0:.0f} s")
-        t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "cwla", "eval", str(qrels), *map(str, runs), "-m", "nDCG@10"],
-                              capture_output=True, text=True)
-        wall = time.perf_counter() - t0
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-        print(f"cwla eval: exit {proc.returncode}, wall {wall:.0f} s, peak RSS {peak / 2**30:.2f} GiB, "
-              f"{len(proc.stdout.splitlines())} output lines")
-        if proc.returncode:
-            print(proc.stderr[-2000:])
-        return proc.returncode
+        print(f"{'reused' if reused else 'generated'} {args.topics:,} topics x 20 runs x 1000: {size / 2**30:.1f} GiB "
+              f"of run files in {time.perf_counter() - t0:.0f} s")
+        n_docs = _documents(runs)
+        _cwla_eval(qrels, runs[:1])  # untimed: fills the kernel cache if the sources changed
+        with tempfile.TemporaryFile() as out:
+            m = _cwla_eval(qrels, runs, stdout=out)
+            out.seek(0)
+            lines = sum(chunk.count(b"\n") for chunk in iter(lambda: out.read(1 << 20), b""))
+        per_doc = m["peak_rss"] / n_docs
+        print(f"cwla eval -m nDCG@10: exit {m['code']}, CPU {m['cpu']:.0f} s, wall {m['wall']:.0f} s, peak RSS "
+              f"{m['peak_rss'] / 2**30:.2f} GiB = {per_doc:.1f} bytes per retrieved document ({n_docs:,} documents), "
+              f"{lines} output lines; numba threads {numba.get_num_threads()}; {_load()}   [targets: completes, "
+              f"<= 16 bytes per document: {'PASS' if m['code'] == 0 and per_doc <= 16 else 'MISS'}]")
+        if m["code"]:
+            print(m["stderr"])
+        return m["code"]
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -383,10 +520,11 @@ def main(argv=None) -> int:
         g = sub.add_parser(name)
         g.add_argument("--dir", help="where to write the generated files (default: a temporary folder)")
         g.add_argument("--keep", action="store_true", help="keep the generated files")
+        g.add_argument("--topics", type=int, default=5000 if name == "large" else 20_000)
         if name == "large":
-            g.add_argument("--topics", type=int, default=5000)
             g.add_argument("--runs", type=int, default=20)
             g.add_argument("--depth", type=int, default=1000)
+            g.add_argument("--repeats", type=int, default=1, help="interleaved repeats of each measurement")
     args = p.parse_args(argv)
     return {"dl20": _dl20, "verify": _verify, "large": _large, "huge": _huge}[args.part](args)
 
