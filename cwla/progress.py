@@ -215,7 +215,11 @@ class _CompileNotice:
         self.started = 0.0
         self.lock = threading.RLock()
         self.on = False
+        self.ours = False
         self.cache_dir = None  # where the compiled kernels go (set by :func:`install_compile_notice`)
+        #: every kernel of cwla or discpower compiled in this process, shown or not: (``module.qualname``,
+        #: its argument types as numba prints them); nested compiles (its callees) are not listed
+        self.kernels: list = []
 
     def _ours(self, data) -> bool:
         dispatcher = (data or {}).get("dispatcher")
@@ -226,7 +230,8 @@ class _CompileNotice:
         with self.lock:
             self.depth += 1
             if self.depth == 1:
-                self.on = self._ours(data) and enabled()
+                self.ours = self._ours(data)
+                self.on = self.ours and enabled()
                 self.started = time.perf_counter()
                 if self.on:
                     _write(self, self._text(compiling=True), False)
@@ -234,6 +239,9 @@ class _CompileNotice:
     def on_end(self, data) -> None:
         with self.lock:
             self.depth -= 1
+            if self.depth == 0 and self.ours:
+                f = data["dispatcher"].py_func
+                self.kernels.append((f"{f.__module__}.{f.__qualname__}", str(data.get("args"))))
             if self.depth == 0 and self.on:
                 self.count += 1
                 self.seconds += time.perf_counter() - self.started

@@ -339,13 +339,13 @@ def score_cells(first, last, codes, starts, lengths, n_topics, unjudged, ispec, 
     n_metrics = ispec.shape[0]
     n_counts = cspec.shape[0]
     lower, upper = np.bool_(False), np.bool_(True)  # typed bools: literal ones would compile count_ranking twice
+    S = np.empty(h_ap + 1)  # scratch, once per call (serial: the cells of a call share it)
+    xlo = np.empty(N_X)
+    xhi = np.empty(N_X)
     for c in range(first, last):
         t = c % n_topics
         s, n = starts[c], lengths[c]
-        if WITH_METRICS:  # compile-time constants (see SCORE_VARIANTS): a variant compiles only its parts
-            S = np.empty(h_ap + 1)
-            xlo = np.empty(N_X)
-            xhi = np.empty(N_X)
+        if WITH_METRICS:  # compile-time constants (see score_variant): a variant compiles only its parts
             for m in range(n_metrics):
                 lo, hi = _score_metric(
                     codes, s, n, unjudged, ispec[m], fspec[m], glo[m], ghi[m], relsum[m, t], S, with_upper, tabs[m],
@@ -384,17 +384,12 @@ def _score_variants() -> dict:
     :func:`score_ranking_costs`. Each variant is cached on disk under its own name."""
     plain = dict(globals(), COSTS_POSSIBLE=False)
     plain["_score_metric"] = _variant(_score_metric, "_score_metric_plain", plain)
-    variants = {(True, True, True): score_cells}
-    for costs in (True, False):
-        for counts in (True, False):
-            if costs and counts:
-                continue
-            scope = dict(globals() if costs else plain, WITH_COUNTS=counts)
-            name = "score_cells" + ("_costs" if costs else "") + ("_counts" if counts else "_metrics")
-            variants[True, costs, counts] = _variant(score_cells, name, scope)
     counting = _variant(score_cells, "score_cells_counting", dict(plain, WITH_METRICS=False))
-    variants[False, False, True] = variants[False, True, True] = counting
-    return variants
+    return {(True, True, True): score_cells,
+            (True, True, False): _variant(score_cells, "score_cells_costs_metrics", globals(), WITH_COUNTS=False),
+            (True, False, True): _variant(score_cells, "score_cells_counts", plain),
+            (True, False, False): _variant(score_cells, "score_cells_metrics", plain, WITH_COUNTS=False),
+            (False, False, True): counting}
 
 
 _SCORE_VARIANTS = _score_variants()
@@ -403,7 +398,8 @@ _SCORE_VARIANTS = _score_variants()
 def score_variant(metrics: bool, costs: bool, counts: bool):
     """The :func:`score_cells` variant for a call with C/W/L/A ``metrics`` (of which some need ``costs``:
     a cost-based model, or EC/ETC wanted) and counting measures (``counts``)."""
-    return _SCORE_VARIANTS[bool(metrics), bool(costs) and bool(metrics), bool(counts) or not metrics]
+    metrics = bool(metrics)
+    return _SCORE_VARIANTS[metrics, bool(costs) and metrics, bool(counts) or not metrics]
 
 
 @jit()
@@ -451,15 +447,15 @@ def trec_cells(first, last, codes, starts, lengths, n_topics, unjudged, cspec, c
 _ADAPTIVE_KERNELS: dict = {}
 
 
-def kernel_for(function):
+def kernel_for(function, *, metrics: bool = True, costs: bool = True, counts: bool = True):
     """:func:`score_cells` with ``function(i, r, cg, params)`` as the adaptive models' C(i).
 
     The same source, compiled again with ``adaptive_continuation`` bound to ``function`` (and the functions on
     the way to it: :func:`_continuation`, :func:`score_ranking`, :func:`_score_metric`); not cached on disk
     (a user's function has no stable identity across processes), once per function and process. None: the
-    cached kernel."""
+    cached kernel, in the variant for what the call needs (:func:`score_variant`)."""
     if function is None:
-        return score_cells
+        return score_variant(metrics, costs, counts)
     if function not in _ADAPTIVE_KERNELS:
         scope = dict(globals(), adaptive_continuation=function)
         suffix = f"_adaptive_{len(_ADAPTIVE_KERNELS)}"

@@ -177,7 +177,7 @@ def _run_kernel(col_arrays, metrics, glo, ghi, relsum, count_tables=None, with_u
     def call(function, rows, tables):
         args = (col_arrays, [metrics[i] for i in rows], glo[rows], ghi[rows], relsum[rows])
         try:
-            return _kernel_call(K.kernel_for(function), *args, tables, with_upper, costs, want)
+            return _kernel_call(function, *args, tables, with_upper, costs, want)
         except Exception as exc:  # noqa: BLE001 - only a user's function raises in a kernel
             if function is None:
                 raise
@@ -209,7 +209,7 @@ def _user_error(exc, function, rows, metrics, glo, ghi, relsum, col_arrays, with
     if len(rows) > 1:
         for i in rows:
             try:
-                _kernel_call(K.kernel_for(function), col_arrays, [metrics[i]], glo[[i]], ghi[[i]], relsum[[i]], None,
+                _kernel_call(function, col_arrays, [metrics[i]], glo[[i]], ghi[[i]], relsum[[i]], None,
                              with_upper, costs, want)
             except Exception as again:  # noqa: BLE001 - this one raises
                 culprit, cause = i, (again.__cause__ if isinstance(again, SystemError) and again.__cause__ is not None
@@ -222,8 +222,8 @@ def _user_error(exc, function, rows, metrics, glo, ghi, relsum, col_arrays, with
                              f"{type(cause).__name__}: {cause}")
 
 
-def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, with_upper, costs, want):
-    """One call of a scoring kernel (see :func:`_run_kernel`)."""
+def _kernel_call(function, col_arrays, metrics, glo, ghi, relsum, count_tables, with_upper, costs, want):
+    """One call of the scoring kernel of ``function`` (None: the cached one; see :func:`_run_kernel`)."""
     codes, starts, lengths, n_topics, unjudged = col_arrays
     ispec, fspec, tabs = _specs(metrics)
     ccodes, clo_costs, chi_costs = costs
@@ -244,8 +244,8 @@ def _kernel_call(kernel, col_arrays, metrics, glo, ghi, relsum, count_tables, wi
     shape = (len(metrics), len(starts), K.N_X) if want else (1, 1, K.N_X)
     xlo, xhi = np.zeros(shape), np.zeros(shape)
     counts = bool(len(cspec)) and bool((cspec[:, C_CODE] < FIRST_TREC).any())
-    if kernel is K.score_cells:  # the cached kernel: its variant with only the parts this call needs
-        kernel = K.score_variant(len(metrics) > 0, want or bool(ispec[:, K.I_COSTS].any()), counts)
+    kernel = K.kernel_for(function, metrics=len(metrics) > 0, costs=want or bool(ispec[:, K.I_COSTS].any()),
+                          counts=counts)
     if len(metrics) or counts:
         over_chunks(lambda first, last: kernel(
             first, last, codes, starts, lengths, n_topics, unjudged, ispec, fspec, glo, ghi, relsum, with_upper, h_ap,

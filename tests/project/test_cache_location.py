@@ -18,27 +18,12 @@ from conftest import ROOT
 #: from and the scores
 SNIPPET = """
 import json, sys
-from numba.core import event
-
-compiled = []
-
-class Count(event.Listener):
-    def on_start(self, ev):
-        pass
-
-    def on_end(self, ev):
-        dispatcher = (ev.data or {}).get("dispatcher")
-        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
-        if module.split(".", 1)[0] in ("cwla", "discpower"):
-            compiled.append(module)
-
-event.register("numba:compile", Count())
 
 import cwla
 
 ev = cwla.evaluate(sys.argv[1], sys.argv[2], ["P@5", "RR"])
-print(json.dumps({"compiled": len(compiled), "cwla": cwla.__file__, "cache": cwla.cache_dir(),
-                  "scores": ev.values.ravel().tolist()}))
+print(json.dumps({"compiled": len(cwla.progress.compile_notice.kernels), "cwla": cwla.__file__,
+                  "cache": cwla.cache_dir(), "scores": ev.values.ravel().tolist()}))
 """
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d4 1\nq2 0 d5 0\n"

@@ -1,7 +1,7 @@
 """The compile set: which kernels a first ``cwla demo`` and a first ``cwla eval`` compile (docs/performance.md).
 
-Each runs in a fresh process with an empty kernel cache, recording every top-level numba compile of a
-cwla or discpower function (numba's ``numba:compile`` event) with its argument types. The set is the one
+Each runs in a fresh process with an empty kernel cache; ``cwla.progress.compile_notice.kernels`` records every
+top-level numba compile of a cwla or discpower function with its argument types. The set is the one
 the docs list, each kernel compiles for one set of argument types (plain and gzip files alike), and
 after a demo a first ``cwla eval`` of gzip runs compiles nothing more.
 """
@@ -17,26 +17,12 @@ import sys
 from conftest import ROOT
 
 RECORDER = """
-import json, sys
-from numba.core import event
-
-compiled, depth = [], [0]
-
-class Recorder(event.Listener):
-    def on_start(self, ev):
-        depth[0] += 1
-    def on_end(self, ev):
-        depth[0] -= 1
-        f = getattr(ev.data.get("dispatcher"), "py_func", None)
-        if depth[0] == 0 and f is not None and f.__module__.split(".")[0] in ("cwla", "discpower"):
-            compiled.append([f"{f.__module__}.{f.__qualname__}", str(ev.data.get("args"))])
-
-event.register("numba:compile", Recorder())
+import contextlib, io, json, sys
+import cwla
 from cwla.bridges.cli import main
-import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
-print(json.dumps({"code": code, "compiled": compiled}))
+print(json.dumps({"code": code, "compiled": cwla.progress.compile_notice.kernels}))
 """
 
 
