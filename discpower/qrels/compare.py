@@ -51,7 +51,7 @@ from ..stats.matrix import score_matrix
 from ..stats.memory import null_memory
 from ..stats.result import PairwiseTest
 from ..stats.rng import seed_value
-from ..stats.significance import TESTS, check_test, significance_test
+from ..stats.registry import TESTS, check_test, resamples, significance_test
 from ..stats.similarity import kendall_tau_b
 from ..typing import MetricLike, Progress, QrelsLike, RunsLike, Seed
 
@@ -470,7 +470,7 @@ class QrelsComparer(Displayed):
         if one_metric is not None and len(labels) != 1:
             raise DiscpowerError(f"{one_metric}: compare one metric at a time; got {len(labels)}: {list(labels)} "
                                  f"(name one with metric=, or use QrelsComparer.compare_all)")
-        if test == "tukey":  # the plan's one memory check: a truth test per metric kept, a candidate's at a time
+        if resamples(test):  # the plan's one memory check: a truth test per metric kept, a candidate's at a time
             null_memory(n_trials, tests=len(labels) + 1)
         if not isinstance(runs, Evaluator):
             evaluator = evaluator_for(runs, metric, options, func, hold=True)
@@ -647,8 +647,10 @@ def compare_qrels(truth: QrelsLike, candidate: QrelsLike, runs: RunsLike | Evalu
         One metric (default nDCG@10); ``options`` (every option of :func:`cwla.evaluate`: gain,
         cutoff, depth, stop, normalize, judged_only, rel, max_docs, order, ties, workers, costs,
         max_cost, min_cost, expected) build the Evaluator with it, checked before any file is read.
-    test : {"tukey", "t-test", "t-test-holm", "t-test-bonferroni", "parametric-tukey"} or callable
-        The pairwise test run on both (default: paired randomised Tukey HSD with ``n_trials`` and ``seed``).
+    test : str or callable
+        The pairwise test run on both, by name (:mod:`discpower.stats.registry`: ``"tukey"``, ``"max-t"``,
+        ``"parametric-tukey"``, ``"t-test"``, ``"t-test-holm"``, ...) or a callable ``(X, systems) ->
+        PairwiseTest``; default: the paired randomised Tukey HSD with ``n_trials`` and ``seed``.
     alpha : float
         Significance level (p < alpha).
     direction_aware : bool

@@ -33,6 +33,7 @@ from .._plots import describe_test, line_style, pyplot
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..scoring import parsed_metrics
+from ..stats.registry import resamples, words_of
 from ..stats.rng import seed_value
 from .executors import (Recipe, Shipment, build, check_executor, check_store, check_worker_threads, forget, is_path,
                         shipped)
@@ -48,9 +49,6 @@ PARAMETER_AXES = {
     "pooling": "pool depth k",
     "popularity": "k: popularity counted in the runs' top k",
 }
-#: the tests of :func:`sweep` by name, in words (as their results' ``method`` says them)
-TEST_WORDS = {"tukey": "randomised Tukey HSD", "t-test": "paired t-test", "t-test-holm": "paired t-test (holm)",
-              "t-test-bonferroni": "paired t-test (bonferroni)", "parametric-tukey": "parametric Tukey HSD"}
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -187,8 +185,11 @@ class Sweep(Displayed):
         if self.test is None:
             test = f"α = {self.alpha:g}"
         else:
-            test = describe_test(TEST_WORDS.get(self.test, self.test), self.n_trials if self.test == "tukey"
-                                 else None, self.alpha)
+            try:
+                words, B = words_of(self.test), (self.n_trials if resamples(self.test) else None)
+            except DiscpowerError:  # not a name: a callable's
+                words, B = self.test, None
+            test = describe_test(words, B, self.alpha)
         ax.set_title(f"{title}, {gen}: {test}", fontsize=9)
         ax.legend(frameon=False, fontsize="small")
         return ax

@@ -61,8 +61,9 @@ from cwla._shared import (add_option_arguments, add_quiet_argument, add_scoring_
 from cwla._shared import FORMATS, Report, render
 
 from .._plots import pyplot
+from ..errors import DiscpowerError
+from ..stats.registry import FAMILY_WISE, NAMES, check_test
 from ..stats.significance import CORRECTIONS
-from .systems import TESTS as SYSTEM_TESTS
 
 __all__ = ["main"]
 
@@ -132,8 +133,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("-m", "--metric", default="nDCG@10", metavar="METRIC", action=Once,
                    help="one metric (default nDCG@10; given once: run the command once per metric)")
     add_option_arguments(c)
-    c.add_argument("--test", default="tukey", choices=("tukey", "t-test", "t-test-holm", "t-test-bonferroni",
-                                                       "parametric-tukey"), help="pairwise test (default tukey)")
+    c.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
+                   help=f"pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a correction, "
+                        f"e.g. t-test-holm (default tukey)")
     c.add_argument("--trials", type=int, default=10_000, metavar="B", help="Tukey HSD trials (10000)")
     c.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
     c.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
@@ -161,7 +163,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="a baseline run: its name (file name without .gz) or one of the RUN files as given; "
                         "repeatable (each baseline against every other run, one family per metric); "
                         "default: compare all pairs")
-    s.add_argument("--test", default="tukey", choices=SYSTEM_TESTS,
+    s.add_argument("--test", default="tukey", choices=NAMES,
                    help="the significance test (default tukey: paired randomised Tukey HSD; wilcoxon: scipy's "
                         "Wilcoxon signed-rank; sign: the exact sign test)")
     s.add_argument("--correction", default="none", choices=("none",) + tuple(c for c in CORRECTIONS if c),
@@ -299,6 +301,14 @@ def _cmd_compare(args) -> int:
     return 0
 
 
+def _test_name(text: str) -> str:
+    """--test checked: a test's name (discpower.stats.registry), its canonical spelling."""
+    try:
+        return check_test(text)
+    except DiscpowerError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _test_words(test, args) -> str:
     """The test as a report names it: its method, B and seed where it resamples."""
     words = test.method
@@ -317,10 +327,10 @@ def _cmd_compare_systems(args) -> int:
                          f"the intervals in its ci_low, ci_high columns already")
     if args.booktabs and args.format != "latex":
         raise ValueError("--booktabs applies to --format latex")
-    if args.correction != "none" and args.test in ("tukey", "parametric-tukey"):
-        raise ValueError(f"--correction {args.correction} with --test {args.test}: the Tukey HSD already controls "
+    if args.correction != "none" and check_test(args.test) in FAMILY_WISE:
+        raise ValueError(f"--correction {args.correction} with --test {args.test}: the test already controls "
                          f"the family-wise error over all pairs; use --correction none, or --test t-test, "
-                         f"randomisation or bootstrap with --correction {args.correction}")
+                         f"fisher, bootstrap, wilcoxon or sign with --correction {args.correction}")
     if not 0 <= args.digits <= 15:
         raise ValueError(f"--digits must be an integer in [0, 15], got {args.digits}")
     metrics, options = scoring_options(args, default_metric=None)

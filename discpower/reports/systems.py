@@ -61,13 +61,13 @@ from .._params import n_trials as trials_value
 from .._plots import BLUE, NEUTRAL, PALETTE, VERMILLION, describe_test, pyplot
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of
-from ..stats.matrix import finite_sums, labelled_axes, score_matrix
+from ..stats.matrix import labelled_axes, score_matrix
 from ..stats.memory import null_trials
 from ..stats.rng import seed_value
-from ..stats.significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, check_correction
-from ..stats.significance import checked_pvalue, fisher_test, paired_t_test, parametric_tukey_hsd, sign_test
-from ..stats.significance import wilcoxon_test
-from ..stats.tukey import column_sums, tukey_test
+from ..stats.registry import REGISTRY, pair_pvalue, run_test, lookup
+from ..stats.registry import TESTS as REGISTRY_TESTS
+from ..stats.significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_correction, checked_pvalue
+from ..stats.tukey import column_sums
 from ..typing import MetricsLike, QrelsLike, RunsLike, Seed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,27 +78,14 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["SystemComparison", "compare_systems", "compare_scores", "confidence_intervals", "effect_sizes",
            "marker_labels", "TESTS", "CORRECTIONS", "TestLike", "BaselineLike"]
 
-#: names accepted by ``test=`` (beside a callable ``test(x, y) -> p-value``)
-TESTS = ("tukey", "parametric-tukey", "t-test", "randomisation", "bootstrap", "wilcoxon", "sign")
-#: the tests that control the family-wise error over all C(m, 2) pairs themselves (``correction`` must be None)
-FAMILY_WISE = ("tukey", "parametric-tukey")
-#: the tests that draw random numbers (``n_trials`` and ``seed`` apply)
-RESAMPLING = ("tukey", "randomisation", "bootstrap")
+#: names accepted by ``test=`` (beside a callable ``test(x, y) -> p-value``): the registry's, the correction apart
+TESTS = REGISTRY_TESTS
 #: a test: one of :data:`TESTS`, or a callable ``test(x, y)`` of two systems' per-topic scores returning the
 #: two-sided p-value (a float, or an object with a ``.pvalue`` such as scipy.stats' results)
 TestLike = Union[str, Callable[[np.ndarray, np.ndarray], object]]
 #: the baseline(s): a run name, a list or tuple of run names, or None (all pairs)
 BaselineLike = Union[str, Sequence[str], None]
 
-_METHODS = {
-    "tukey": "paired randomised Tukey HSD",
-    "parametric-tukey": "paired parametric Tukey HSD (two-way ANOVA)",
-    "t-test": "paired t-test",
-    "randomisation": "Fisher's paired randomisation test",
-    "bootstrap": "paired bootstrap test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test (exact binomial)",
-}
 _CORRECTION_NAMES = CORRECTION_NAMES
 
 
@@ -186,18 +173,25 @@ def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | t
                                                                         str | None, float, int | None, int | None]:
     """The comparison's options checked before any file is read; returns them normalised."""
     named = isinstance(test, str)
-    if (named and test not in TESTS) or not (named or callable(test)):
+    try:
+        found = lookup(test, corrected=False)[0] if named else None
+    except DiscpowerError:
+        found = None
+    if found is None and not callable(test):
         raise DiscpowerError(f"The 'test' parameter must be one of {', '.join(repr(t) for t in TESTS)} or a callable "
-                             f"test(x, y) -> p-value (e.g. scipy.stats.wilcoxon). Got {test!r} instead.")
+                             f"test(x, y) -> p-value (e.g. scipy.stats.wilcoxon); 'randomisation' is 'fisher'. "
+                             f"Got {test!r} instead.")
+    if found is not None:
+        test = found.name
     correction = check_correction(correction)
-    if named and test in FAMILY_WISE and correction is not None:
+    if found is not None and found.family_wise and correction is not None:
+        per_pair = ", ".join(repr(t.name) for t in REGISTRY.values() if not t.family_wise)
         raise DiscpowerError(f"test={test!r} already controls the family-wise error over all pairs of systems; "
                              f"correction must be None (got {correction!r}). For a corrected family use "
-                             f"test='t-test', 'randomisation', 'bootstrap', 'wilcoxon', 'sign' or a callable "
-                             f"with correction={correction!r}")
+                             f"test={per_pair} or a callable with correction={correction!r}")
     baseline = _baseline_option(baseline)
     alpha = alpha_level(alpha)
-    if named and test in RESAMPLING:
+    if found is not None and found.resampling:
         B = null_trials(n_trials)  # the plan's one check: a test at a time, its null not kept
         seed = seed_value(seed)
     else:
@@ -283,14 +277,7 @@ def _pvalues(X: np.ndarray, names: tuple[str, ...], bs: tuple[int, ...], test: T
     """Raw p-values (m, m), symmetric, of the tested pairs (the baselines', or all); NaN elsewhere."""
     m = X.shape[1]
     p = np.full((m, m), np.nan)
-    if test == "tukey":
-        finite_sums(X, "randomised Tukey HSD")
-        p = tukey_test(X, names, B, seed, plus_one=plus_one).pvalue.copy()
-    elif test == "parametric-tukey":
-        p = parametric_tukey_hsd(X, systems=names).pvalue.copy()
-    elif test == "t-test":
-        p = paired_t_test(X, systems=names).pvalue.copy()
-    elif callable(test):
+    if callable(test):
         name = _callable_name(test)
         for a, c in zip(*_family(m, bs)):
             first, second = (c, a) if bs else (a, c)  # (system_a, system_b) of pair_frame
@@ -300,20 +287,16 @@ def _pvalues(X: np.ndarray, names: tuple[str, ...], bs: tuple[int, ...], test: T
             except Exception as err:  # a user's function: say which pair it failed on, keep its traceback
                 raise DiscpowerError(f"{what} raised {type(err).__name__}: {err}") from err
             p[a, c] = p[c, a] = checked_pvalue(value, what)
-    elif test in ("wilcoxon", "sign"):
-        func = wilcoxon_test if test == "wilcoxon" else sign_test
+    elif REGISTRY[test].scope == "all":
+        p = run_test(X, names, test, B, seed, plus_one=plus_one).pvalue.copy()
+    else:  # a test of two systems, on the pairs compared only
+        found = REGISTRY[test]
         for a, c in zip(*_family(m, bs)):
-            first, second = (c, a) if bs else (a, c)  # (system_a, system_b) of pair_frame, as scipy is called
-            p[a, c] = p[c, a] = func(X[:, [first, second]], (names[first], names[second])).pvalue[0, 1]
-    else:
-        i, j = _family(m, bs)
-        func = fisher_test if test == "randomisation" else bootstrap_test
-        for a, c in zip(i, j):
-            pair = np.ascontiguousarray(X[:, [a, c]])
-            finite_sums(pair, "Fisher randomisation" if test == "randomisation" else "paired bootstrap",
-                        squares=test == "bootstrap")
-            value = func(pair, (names[a], names[c]), B, seed, plus_one=plus_one).pvalue[0, 1]
-            p[a, c] = p[c, a] = value
+            # (system_a, system_b) of pair_frame, as scipy is called; the randomisation tests' |d| does not
+            # depend on the order, so they keep the column order
+            first, second = (c, a) if bs and not found.resampling else (a, c)
+            p[a, c] = p[c, a] = pair_pvalue(found, X[:, [first, second]], (names[first], names[second]), B, seed,
+                                            plus_one)
     if bs:  # only the comparisons with the baselines are reported
         keep = np.zeros((m, m), dtype=bool)
         for b in bs:
@@ -453,7 +436,7 @@ class SystemComparison(Displayed):
     @property
     def method(self) -> str:
         """The test in words, e.g. ``"paired randomised Tukey HSD"`` (``"test wilcoxon"`` for a callable)."""
-        return _METHODS[self.test] if isinstance(self.test, str) else f"test {self.test_name}"
+        return REGISTRY[self.test].words if isinstance(self.test, str) else f"test {self.test_name}"
 
     @property
     def test_name(self) -> str:
@@ -627,7 +610,7 @@ class SystemComparison(Displayed):
             trials = f"{self.n_trials:,}".replace(",", "{,}") if latex else f"{self.n_trials:,}"
             test += f", B = {trials}, seed {self.seed}" + (", p = (count + 1) / (B + 1)" if self.plus_one else "")
         several = isinstance(self.baseline, tuple)
-        if self.test in FAMILY_WISE:
+        if isinstance(self.test, str) and REGISTRY[self.test].family_wise:
             family = f"family-wise over all {m * (m - 1) // 2} pairs by construction, no further correction"
         elif self.correction is None:
             family = "no correction for multiple comparisons"

@@ -44,15 +44,16 @@ from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..typing import Matrix, Progress, Seed
-from .matrix import finite_sums, score_matrix
+from .matrix import score_matrix
 from .memory import NULL_BYTES, check_memory
 from .rng import seed_value, stream
-from .significance import TESTS, bootstrap_test, check_test, fisher_test, significance_test, studentized_ranges
+from .registry import TESTS, check_test, resamples, run_test
+from .significance import studentized_ranges
 
 __all__ = ["Calibration", "calibrate", "CALIBRATION_TESTS"]
 
-#: tests :func:`calibrate` accepts by name (the last two compare exactly two systems)
-CALIBRATION_TESTS = TESTS + ("fisher", "bootstrap")
+#: the tests :func:`calibrate` takes by name: every test of the registry (and its corrected forms)
+CALIBRATION_TESTS = TESTS
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -113,11 +114,9 @@ def _tests(test) -> list:
         names = None
     if not names:
         raise DiscpowerError(f"The 'test' parameter must be a test name, a callable (X, systems) -> PairwiseTest "
-                             f"or a non-empty list of them; accepted names: {', '.join(CALIBRATION_TESTS)}. "
-                             f"Got {test!r} instead.")
-    for t in names:
-        check_test(t, CALIBRATION_TESTS)
-    return names
+                             f"or a non-empty list of them; accepted names: {', '.join(TESTS)} (and "
+                             f"'<test>-<correction>', e.g. 't-test-holm'). Got {test!r} instead.")
+    return [check_test(t) for t in names]
 
 
 _DELTA = Interval("real", 0, None, closed="neither")
@@ -141,14 +140,7 @@ def _decide(test, X, systems, n_trials, seed, alpha, q_crit):
     if test == "parametric-tukey":
         diff, q, _ = studentized_ranges(X)
         return q > q_crit, diff
-    if test == "fisher":  # the checked test without its memory check (calibrate checks the memory once)
-        finite_sums(X, "Fisher randomisation")
-        res = fisher_test(X, systems, n_trials, seed)
-    elif test == "bootstrap":
-        finite_sums(X, "paired bootstrap", squares=True)
-        res = bootstrap_test(X, systems, n_trials, seed)
-    else:
-        res = significance_test(X, systems, test, n_trials=n_trials, seed=seed)
+    res = run_test(X, systems, test, n_trials, seed)  # checked: calibrate checks the memory once
     if tuple(res.systems) != tuple(systems):
         raise DiscpowerError(f"the test callable returned a result for other systems ({len(res.systems)}: "
                              f"{list(res.systems)[:3]} ...) than the {len(systems)} columns it was given")
@@ -181,10 +173,11 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         Real scores, e.g. ``evaluation.scores(metric)`` (its ``run`` / ``topic`` labels give the
         orientation, see :mod:`discpower.stats.matrix`); the simulations keep its topics.
     test : str, callable or list of them
-        ``"tukey"`` (randomised Tukey HSD), ``"t-test"`` (uncorrected), ``"t-test-holm"``,
-        ``"t-test-bonferroni"``, ``"parametric-tukey"``, or, for exactly two systems, ``"fisher"``
-        (randomisation) and ``"bootstrap"`` (Sakai's paired bootstrap); a callable ``(X, systems)
-        -> PairwiseTest``. A list calibrates each on the same simulated data sets.
+        A test's name (:mod:`discpower.stats.registry`): ``"tukey"`` (randomised Tukey HSD),
+        ``"parametric-tukey"``, ``"t-test"`` (uncorrected) and ``"t-test-holm"``, ``"t-test-bonferroni"``,
+        ... (any correction), and the per-pair tests ``"fisher"`` (randomisation), ``"bootstrap"`` (Sakai's
+        paired bootstrap), ``"wilcoxon"``, ``"sign"`` (each pair, optionally corrected: ``"fisher-holm"``);
+        or a callable ``(X, systems) -> PairwiseTest``. A list calibrates each on the same simulated data sets.
     alpha : float
         Significance level (p < alpha).
     n_sim : int
@@ -233,9 +226,6 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         raise DiscpowerError(f"The 'null' parameter must be 'exchangeable' or a callable null(rng) -> matrix. "
                              f"Got {null!r} instead.")
     n, m = X.shape
-    if any(t in ("fisher", "bootstrap") for t in tests) and m != 2:
-        raise DiscpowerError(f"the 'fisher' and 'bootstrap' tests compare two systems; X has {m} (select two "
-                             f"columns, or use 'tukey' / a t-test for a family)")
     if isinstance(system, str):
         if system not in names:
             raise DiscpowerError(f"unknown system {system!r}; the systems are {list(names)[:5]} ...")
@@ -247,7 +237,7 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
     # the plan's one memory check: every simulation's row of ``shares``, and a resampling test's null distribution
     share_bytes = 8 * len(levels) * len(tests)
     plan = f"{len(tests)} test(s) x {len(levels)} effect levels: {share_bytes} bytes a simulation"
-    if any(t in ("tukey", "fisher", "bootstrap") for t in tests):
+    if any(resamples(t) for t in tests):
         check_memory(share_bytes * n_sim + NULL_BYTES * n_trials, f"n_sim={n_sim:,} with n_trials={n_trials:,} "
                      f"({plan}, and a null distribution of {NULL_BYTES} bytes a trial)",
                      "use fewer simulations or trials")

@@ -38,16 +38,15 @@ from numba import prange
 from cwla._shared import jit
 
 from .._params import alpha_level
-from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from ..typing import ArrayLike, Matrix, Seed
 from .matrix import finite_sums, score_matrix
 from .memory import null_trials
 from .result import PairwiseTest
 from .rng import next_below, seed_value, trial_state
-from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges, tukey_test
+from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges
 
-__all__ = ["significance_test", "check_test", "TESTS", "fisher_test", "bootstrap_test", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "paired_bootstrap",
+__all__ = ["fisher_test", "mean_diff", "bootstrap_test", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "paired_bootstrap",
            "MAX_EXACT_TOPICS", "adjust_pvalues", "check_correction", "CORRECTIONS", "CORRECTION_NAMES",
            "wilcoxon_signed_rank", "wilcoxon_test", "paired_sign_test", "sign_test", "checked_pvalue"]
 
@@ -85,7 +84,7 @@ def _square(values, i, j, m, *, antisymmetric=False, diagonal=np.nan):
     return out
 
 
-def _mean_diff(X):
+def mean_diff(X):
     """(means, diff) with means = column sums / n (topic order, as the randomised tests)."""
     means = column_sums(X) / X.shape[0]
     return means, means[:, None] - means[None, :]
@@ -346,7 +345,7 @@ def paired_t_test(X: Matrix, *, systems: Sequence[str] | None = None, correction
         k = int(np.flatnonzero(np.isnan(p))[0])
         raise DiscpowerError(f"the t-test of {names[i[k]]} vs {names[j[k]]} gave a NaN p-value")
     p = adjust_pvalues(p, correction)
-    _, diff = _mean_diff(X)
+    _, diff = mean_diff(X)
     method = "paired t-test" if correction is None else f"paired t-test ({correction})"
     return PairwiseTest(method=method, systems=names, diff=diff,
                         statistic=_square(t, i, j, m, antisymmetric=True, diagonal=0.0),
@@ -360,7 +359,7 @@ def studentized_ranges(X: Matrix) -> tuple[np.ndarray, np.ndarray, int]:
     mean i - mean j, ``q[i, j]`` = |diff| / sqrt(V_E / n) (0 on the diagonal; inf where V_E = 0 and
     the means differ) and dof = (m - 1)(n - 1). See :func:`parametric_tukey_hsd`."""
     n, m = X.shape
-    _, diff = _mean_diff(X)
+    _, diff = mean_diff(X)
     residual = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
     dof = (m - 1) * (n - 1)
     v_e = float(np.sum(residual * residual)) / dof
@@ -476,7 +475,7 @@ def _pair_result(method: str, X: np.ndarray, systems: tuple, statistic: np.ndarr
     2 x 2 matrix, ``p`` the pair's p-value; ``diff`` (default: the mean differences of ``X``) and the
     resampling ``fields`` as the test has them."""
     if diff is None:
-        _, diff = _mean_diff(X)
+        _, diff = mean_diff(X)
     return PairwiseTest(method=method, systems=systems, diff=diff, statistic=statistic,
                         pvalue=np.array([[np.nan, p], [p, np.nan]]), n_topics=X.shape[0], means=X.mean(axis=0),
                         **fields)
@@ -869,40 +868,3 @@ def checked_pvalue(value: object, what: str) -> float:
     if not 0.0 <= p <= 1.0:
         raise DiscpowerError(f"{what} returned the p-value {p!r}; a p-value must be a float in [0, 1]")
     return p
-
-
-# ----------------------------------------------------------------------------- a test by its name
-
-#: the tests :func:`significance_test` runs by name (on any number of systems)
-TESTS = ("tukey", "t-test", "t-test-holm", "t-test-bonferroni", "parametric-tukey")
-
-
-def check_test(test, tests=TESTS) -> object:
-    """``test`` if it is one of ``tests`` or a callable (X, systems) -> PairwiseTest, else a DiscpowerError."""
-    if callable(test) or (isinstance(test, str) and test in tests):
-        return test
-    raise DiscpowerError(f"unknown test {test!r}; accepted: {', '.join(tests)} or a callable (X, systems) -> "
-                         f"PairwiseTest")
-
-
-def significance_test(X, systems, test="tukey", *, n_trials=10_000, seed=0) -> PairwiseTest:
-    """Run the named pairwise test on a topics x systems matrix (or call ``test(X, systems)``).
-
-    The resampling's memory is not checked here: the entry point that plans many tests checks it once
-    (:mod:`discpower.stats.memory`)."""
-    if callable(test):
-        result = test(X, systems)
-        if not isinstance(result, PairwiseTest):
-            raise DiscpowerError(f"a test callable must return a PairwiseTest, got {type(result).__name__}")
-        return result
-    if test == "tukey":
-        X, names = score_matrix(X, systems=systems)
-        finite_sums(X, "randomised Tukey HSD")
-        return tukey_test(X, names, trials_value(n_trials), seed_value(seed))
-    if test == "t-test":
-        return paired_t_test(X, systems=systems)
-    if test in ("t-test-holm", "t-test-bonferroni"):
-        return paired_t_test(X, systems=systems, correction=test.rsplit("-", 1)[1])
-    if test == "parametric-tukey":
-        return parametric_tukey_hsd(X, systems=systems)
-    check_test(test)

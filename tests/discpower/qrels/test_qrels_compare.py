@@ -142,8 +142,10 @@ def test_bad_inputs(synthetic):
         discpower.compare_qrels(qrels, extra, runs)
     with pytest.raises(DiscpowerError, match="compare one metric at a time; got 2"):
         discpower.compare_qrels(qrels, qrels, runs, ["nDCG@10", "AP"])
-    with pytest.raises(DiscpowerError, match="unknown test 'wilcoxon'"):
-        discpower.compare_qrels(qrels, qrels, runs, test="wilcoxon")
+    with pytest.raises(DiscpowerError, match="unknown test 'wilcox'; accepted: 'tukey'"):
+        discpower.compare_qrels(qrels, qrels, runs, test="wilcox")
+    with pytest.raises(DiscpowerError, match="'tukey' controls the family-wise error over all pairs itself"):
+        discpower.compare_qrels(qrels, qrels, runs, test="tukey-holm")
     a = discpower.randomised_tukey_hsd(np.random.default_rng(1).random((5, 3)), 10, seed=1)
     b = discpower.randomised_tukey_hsd(np.random.default_rng(1).random((5, 3)), 10, seed=1, systems=["x", "y", "z"])
     with pytest.raises(DiscpowerError, match="the two tests compare different systems"):

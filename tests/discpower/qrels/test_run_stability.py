@@ -181,7 +181,7 @@ def test_known_truth_errors_reject_bad_input(population):
     with pytest.raises(DiscpowerError, match="'t' is None"):
         discpower.known_truth_errors(population, {"t": None}, sample_topics=5, experiments=1)
     with pytest.raises(DiscpowerError, match="unknown test"):
-        discpower.known_truth_errors(population, {"t": population.qrels}, test="wilcoxon", sample_topics=5)
+        discpower.known_truth_errors(population, {"t": population.qrels}, test="wilcox", sample_topics=5)
 
 
 def test_known_truth_summary_compares_the_same_experiments(population):

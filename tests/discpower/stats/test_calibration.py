@@ -109,7 +109,7 @@ def test_same_seed_same_numbers():
 
 def test_calibrate_errors():
     X = np.random.default_rng(1).random((10, 3))
-    for kwargs, match in [({"test": "wilcoxon"}, "unknown test"), ({"test": "fisher"}, "two systems"),
+    for kwargs, match in [({"test": "wilcox"}, "unknown test"), ({"test": "tukey-holm"}, "takes no correction"),
                           ({"null": "permute"}, "'null' parameter"), ({"deltas": [0.1, -1]}, "positive"),
                           ({"deltas": [True]}, "positive"), ({"deltas": "0.1"}, "positive"),
                           ({"test": None}, "'test' parameter"), ({"test": 5}, "'test' parameter"),

@@ -1,0 +1,252 @@
+"""The pairwise tests by name: each test declared once, read by every entry point that takes ``test=``.
+
+A :class:`Entry` says what a test is (its name and other spellings, its description, whether it
+controls the family-wise error over all pairs itself, whether it resamples) and how it runs on a
+checked topics x systems matrix. Two scopes:
+
+* ``"all"`` -- one call tests every pair of the m systems (the Tukey HSDs, the max-t test, the
+  paired t-test, vectorised);
+* ``"pair"`` -- one call tests two systems (Fisher's randomisation test, the paired bootstrap,
+  Wilcoxon, the sign test); on m systems it is run on each pair.
+
+A test that does not control the family-wise error itself takes a correction by name:
+``"<test>-<correction>"`` (e.g. ``"t-test-holm"``, ``"wilcoxon-bonferroni"``, ``"fisher-bh"``) adjusts
+its C(m, 2) p-values with :func:`~discpower.stats.significance.adjust_pvalues`.
+
+:func:`run_test` runs a test by name (or a callable ``(X, systems) -> PairwiseTest``) on every pair;
+:func:`check_test` checks a name before any work is done. The systems table
+(:func:`discpower.compare_systems`) runs the per-pair tests on the compared pairs only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+import numpy as np
+
+from .._params import n_trials as trials_value
+from ..errors import DiscpowerError
+from .matrix import finite_sums, score_matrix
+from .result import PairwiseTest
+from .rng import seed_value
+from .significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, fisher_test
+from .significance import mean_diff, paired_t_test, parametric_tukey_hsd, sign_test, wilcoxon_test
+from .tukey import tukey_test
+
+__all__ = ["Entry", "REGISTRY", "TESTS", "NAMES", "FAMILY_WISE", "RESAMPLING", "lookup", "check_test", "run_test",
+           "pair_pvalue", "resamples", "words_of", "significance_test"]
+
+#: run(X, systems, n_trials, seed, plus_one) -> PairwiseTest, on a checked matrix (n_trials and seed None
+#: for a test that does not resample)
+Runner = Callable[[np.ndarray, tuple, "int | None", "int | None", bool], PairwiseTest]
+
+
+@attrs.frozen
+class Entry:
+    """One pairwise test as the entry points know it.
+
+    Attributes
+    ----------
+    name : str
+        The name ``test=`` takes.
+    words : str
+        What it is, as captions and reports say it.
+    scope : "all" or "pair"
+        One call tests every pair, or two systems.
+    family_wise : bool
+        It controls the family-wise error over all C(m, 2) pairs itself (no correction applies).
+    resampling : bool
+        It draws random numbers: ``n_trials`` and ``seed`` apply, and ``plus_one``.
+    run : callable
+        ``run(X, systems, n_trials, seed, plus_one) -> PairwiseTest`` on a checked matrix (two
+        columns for a ``"pair"`` test).
+    finite : str
+        The name the finiteness check of its sums uses in its message.
+    squares : bool
+        Its sums of squares must be finite too.
+    aliases : tuple of str
+        Other names accepted for it.
+    reference : str
+        Where the test comes from.
+    """
+
+    name: str
+    words: str
+    scope: str
+    family_wise: bool
+    resampling: bool
+    run: Runner
+    finite: str
+    squares: bool = False
+    aliases: tuple = ()
+    reference: str = ""
+
+
+def _tukey(X, systems, B, seed, plus_one):
+    return tukey_test(X, systems, B, seed, plus_one=plus_one)
+
+
+def _parametric_tukey(X, systems, B, seed, plus_one):
+    return parametric_tukey_hsd(X, systems=systems)
+
+
+def _t_test(X, systems, B, seed, plus_one):
+    return paired_t_test(X, systems=systems)
+
+
+def _fisher(X, systems, B, seed, plus_one):
+    return fisher_test(X, systems, B, seed, plus_one=plus_one)
+
+
+def _bootstrap(X, systems, B, seed, plus_one):
+    return bootstrap_test(X, systems, B, seed, plus_one=plus_one)
+
+
+def _wilcoxon(X, systems, B, seed, plus_one):
+    return wilcoxon_test(X, systems)
+
+
+def _sign(X, systems, B, seed, plus_one):
+    return sign_test(X, systems)
+
+
+#: every shipped test, in the order lists and tables show them
+REGISTRY: dict[str, Entry] = {t.name: t for t in (
+    Entry("tukey", "paired randomised Tukey HSD", "all", True, True, _tukey, "randomised Tukey HSD",
+         reference="Carterette, TOIS 2012; Sakai, Laboratory Experiments in IR, 2018, ch. 4"),
+    Entry("parametric-tukey", "paired parametric Tukey HSD (two-way ANOVA)", "all", True, False, _parametric_tukey,
+         "parametric Tukey HSD", squares=True, reference="Sakai, Laboratory Experiments in IR, 2018, ch. 4"),
+    Entry("t-test", "paired t-test", "all", False, False, _t_test, "paired t-test", squares=True,
+         reference="Student 1908"),
+    Entry("fisher", "Fisher's paired randomisation test", "pair", False, True, _fisher, "Fisher randomisation",
+         aliases=("randomisation",), reference="Fisher 1935; Smucker, Allan & Carterette, CIKM 2007"),
+    Entry("bootstrap", "paired bootstrap test", "pair", False, True, _bootstrap, "paired bootstrap", squares=True,
+         reference="Sakai, SIGIR 2006"),
+    Entry("wilcoxon", "Wilcoxon signed-rank test", "pair", False, False, _wilcoxon, "Wilcoxon signed-rank test",
+         reference="Wilcoxon 1945"),
+    Entry("sign", "sign test (exact binomial)", "pair", False, False, _sign, "sign test", reference="Conover 1999"),
+)}
+#: the tests' names (beside them: each alias, and ``"<name>-<correction>"`` for a test that is not family-wise)
+TESTS = tuple(REGISTRY)
+#: the tests that control the family-wise error over all pairs themselves
+FAMILY_WISE = tuple(t.name for t in REGISTRY.values() if t.family_wise)
+#: the tests that draw random numbers
+RESAMPLING = tuple(t.name for t in REGISTRY.values() if t.resampling)
+_ALIASES = {alias: t.name for t in REGISTRY.values() for alias in t.aliases}
+#: every name a test is known by: the names, then the aliases
+NAMES = TESTS + tuple(_ALIASES)
+
+
+def _accepted() -> str:
+    aliases = ", ".join(f"{a!r} (= {n!r})" for a, n in _ALIASES.items())
+    return (f"{', '.join(repr(t) for t in TESTS)} (also {aliases}); a test that is not family-wise also as "
+            f"'<test>-<correction>' (e.g. 't-test-holm', 'wilcoxon-bonferroni', 'fisher-bh')")
+
+
+def lookup(name: object, *, corrected: bool = True) -> tuple[Entry, str | None]:
+    """(the test, its correction or None) of a name: a test's name or alias, or, when ``corrected``,
+    ``"<test>-<correction>"``; else a DiscpowerError listing the accepted names."""
+    if isinstance(name, str):
+        base = _ALIASES.get(name, name)
+        if base in REGISTRY:
+            return REGISTRY[base], None
+        if corrected:
+            for correction in sorted((c for c in CORRECTIONS if c), key=len, reverse=True):
+                head = name[:-len(correction) - 1]
+                if name.endswith("-" + correction) and _ALIASES.get(head, head) in REGISTRY:
+                    test = REGISTRY[_ALIASES.get(head, head)]
+                    if test.family_wise:
+                        raise DiscpowerError(f"test {name!r}: {test.name!r} controls the family-wise error over all "
+                                             f"pairs itself; it takes no correction (use {test.name!r})")
+                    return test, correction
+    raise DiscpowerError(f"unknown test {name!r}; accepted: {_accepted()}"
+                         f"{'' if corrected else ' (the correction given apart)'}, or a callable")
+
+
+def check_test(test: object, *, corrected: bool = True) -> object:
+    """``test`` normalised: a callable as given, a name as its canonical spelling (``"randomisation"`` ->
+    ``"fisher"``, ``"randomisation-holm"`` -> ``"fisher-holm"``); a DiscpowerError for anything else."""
+    if callable(test):
+        return test
+    found, correction = lookup(test, corrected=corrected)
+    return found.name if correction is None else f"{found.name}-{correction}"
+
+
+def resamples(test: object) -> bool:
+    """Whether a checked test (a name, or a callable: False) draws random numbers."""
+    return not callable(test) and lookup(test)[0].resampling
+
+
+def words_of(test: object) -> str:
+    """A test in words, as captions say it (a callable: its name)."""
+    if callable(test):
+        return f"test {getattr(test, '__name__', repr(test))}"
+    found, correction = lookup(test)
+    return found.words if correction is None else f"{found.words} ({CORRECTION_NAMES[correction]})"
+
+
+def pair_pvalue(test: Entry, X: np.ndarray, systems: tuple, n_trials: int | None, seed: int | None,
+                plus_one: bool) -> float:
+    """The p-value of a ``"pair"`` test of the two columns of a checked matrix."""
+    pair = np.ascontiguousarray(X)
+    finite_sums(pair, test.finite, squares=test.squares)
+    return float(test.run(pair, systems, n_trials, seed, plus_one).pvalue[0, 1])
+
+
+def _every_pair(test: Entry, X: np.ndarray, systems: tuple, n_trials, seed, plus_one) -> PairwiseTest:
+    """A ``"pair"`` test run on each pair i < j of the columns (the same seed for every pair)."""
+    n, m = X.shape
+    p = np.full((m, m), np.nan)
+    statistic = np.zeros((m, m))
+    for a in range(m):
+        for c in range(a + 1, m):
+            pair = np.ascontiguousarray(X[:, [a, c]])
+            finite_sums(pair, test.finite, squares=test.squares)
+            res = test.run(pair, (systems[a], systems[c]), n_trials, seed, plus_one)
+            p[a, c] = p[c, a] = res.pvalue[0, 1]
+            statistic[a, c], statistic[c, a] = res.statistic[0, 1], res.statistic[1, 0]
+    means = X.mean(axis=0)
+    _, diff = mean_diff(X)
+    return PairwiseTest(method=f"{test.finite} of each pair", systems=systems, diff=diff, statistic=statistic,
+                        pvalue=p, n_topics=n, n_resamples=n_trials if test.resampling else None,
+                        seed=seed if test.resampling else None, means=means,
+                        plus_one=bool(plus_one) if test.resampling else False)
+
+
+def _corrected(result: PairwiseTest, correction: str) -> PairwiseTest:
+    m = len(result.systems)
+    i, j = np.triu_indices(m, k=1)
+    p = np.full((m, m), np.nan)
+    p[i, j] = p[j, i] = adjust_pvalues(result.pvalue[i, j], correction)
+    return attrs.evolve(result, method=f"{result.method} ({correction})", pvalue=p)
+
+
+def run_test(X: np.ndarray, systems: tuple, test: object, n_trials: int | None, seed: int | None, *,
+             plus_one: bool = False) -> PairwiseTest:
+    """Every pair of a checked matrix tested by a checked test name (or a callable ``(X, systems) ->
+    PairwiseTest``); n_trials and seed checked (unused by a test that does not resample)."""
+    if callable(test):
+        result = test(X, systems)
+        if not isinstance(result, PairwiseTest):
+            raise DiscpowerError(f"a test callable must return a PairwiseTest, got {type(result).__name__}")
+        return result
+    found, correction = lookup(test)
+    if found.scope == "pair":
+        result = _every_pair(found, X, systems, n_trials, seed, plus_one)
+    else:
+        finite_sums(X, found.finite, squares=found.squares)
+        result = found.run(X, systems, n_trials, seed, plus_one)
+    return result if correction is None else _corrected(result, correction)
+
+
+def significance_test(X, systems, test="tukey", *, n_trials=10_000, seed=0, plus_one=False) -> PairwiseTest:
+    """:func:`run_test` on a matrix and options not yet checked (the qrels comparisons call it).
+
+    The resampling's memory is not checked here: the entry point that plans many tests checks it once
+    (:mod:`discpower.stats.memory`)."""
+    test = check_test(test)
+    if callable(test):
+        return run_test(X, systems, test, None, None)
+    X, names = score_matrix(X, systems=systems)
+    return run_test(X, names, test, trials_value(n_trials), seed_value(seed), plus_one=plus_one)
