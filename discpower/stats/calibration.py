@@ -3,10 +3,12 @@
 :func:`calibrate` takes a topics x systems matrix X (e.g. DL19 nDCG@10) and simulates data
 sets that keep X's topics and score distribution but whose truth is known:
 
-* **Type I error (null).** Each topic's scores are permuted across the systems, independently
-  per topic (the randomisation tests' own null: the systems are exchangeable within a topic).
-  Every system then has the same expected mean, so any significant pair is a false discovery;
-  the family-wise error rate (FWER) is the share of simulations with at least one pair at
+* **Type I error (null).** Each simulated data set is drawn from a population built from X in
+  which every system has the same true mean (:mod:`discpower.stats.nulls`): ``"exchangeable"``
+  (each topic's scores permuted across the systems: the randomisation tests' own null),
+  ``"bootstrap"`` (the topics of the column-centred matrix resampled) or ``"copula"`` (each run's
+  empirical marginal, the runs' rank correlation, new topics). Any significant pair is a false
+  discovery; the family-wise error rate (FWER) is the share of simulations with at least one pair at
   p < alpha. ``null`` may instead be a callable that draws a data set from a population of the
   user's choice with equal means -- e.g. unequal variances, where the systems are *not*
   exchangeable and the Tukey HSD's FWER exceeds alpha (docs/calibration.md shows it).
@@ -47,6 +49,7 @@ from ..typing import Matrix, Progress, Seed
 from .matrix import score_matrix
 from .memory import NULL_BYTES, check_memory
 from .rng import seed_value, stream
+from .nulls import null_model
 from .registry import TESTS, check_test, resamples, run_test
 from .significance import studentized_ranges
 
@@ -192,8 +195,14 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         Injected effects for the power rows (empty: Type I error only).
     system : int or str
         The system whose scores are shifted (index or name).
-    null : "exchangeable" or callable
-        ``"exchangeable"``: permute each topic's scores across the systems. A callable
+    null : "exchangeable", "bootstrap", "copula" or callable
+        A population built from X in which every system has the same true mean
+        (:mod:`discpower.stats.nulls` gives the formulas): ``"exchangeable"`` permutes each topic's
+        scores across the systems (the randomisation tests' own null: they hold alpha there by
+        construction); ``"bootstrap"`` resamples the topics of the column-centred matrix (keeps the
+        runs' variances and correlations, repeats topics); ``"copula"`` draws new topics from each
+        run's empirical marginal joined by the runs' normal-score rank correlation (keeps variances,
+        ties and correlations, repeats nothing: the null that judges a test). A callable
         ``null(rng) -> matrix`` draws one data set of X's shape from a population in which every
         system has the same mean (``rng``: a numpy Generator); X then only gives the shape and the
         system names.
@@ -222,9 +231,7 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
     n_trials = trials_value(n_trials)
     seed = seed_value(seed)
     deltas = _deltas(deltas)
-    if not callable(null) and null != "exchangeable":
-        raise DiscpowerError(f"The 'null' parameter must be 'exchangeable' or a callable null(rng) -> matrix. "
-                             f"Got {null!r} instead.")
+    draw = null if callable(null) else null_model(null, X)
     n, m = X.shape
     if isinstance(system, str):
         if system not in names:
@@ -256,7 +263,7 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
     tick = reporter(progress, n_sim, "calibration")
     for s in range(n_sim):
         rng = stream(seed, s)
-        Y0 = _simulated(null, rng, X.shape) if callable(null) else rng.permuted(X, axis=1)
+        Y0 = _simulated(null, rng, X.shape) if callable(null) else draw(rng)
         test_seed = int(rng.integers(0, 2**63))
         for k, delta in enumerate(levels):
             Y = Y0
