@@ -11,6 +11,9 @@ whole Chen & Sakai meta-evaluation pipeline on TREC DL 2019.
    stop; linear gains, exponential for the ERR model), randomised Tukey HSD with
    2000 trials per metric, 1000 split-half splits and a 2000-trial Tukey HSD over
    the splits x metrics tau matrix. Target: under 60 s on 2 cores.
+3. The randomised max-t test beside the randomised Tukey HSD on DL20 nDCG@10 (54 topics x 59
+   runs), B = 10,000, on 1 and 2 threads (median of --repeats). Target: max-t within 3x the Tukey
+   HSD's time.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import numba
 import numpy as np
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2019-passage"
+DL20 = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2020-passage"
 
 
 def numpy_tukey(X, B, seed, batch=500):
@@ -97,6 +101,34 @@ def bench_pipeline(data: Path):
     return elapsed
 
 
+def bench_max_t(data: Path, repeats: int):
+    import cwla
+    from discpower import randomised_max_t, randomised_tukey_hsd
+
+    ev = cwla.evaluate(data / "qrels" / "qrels.dl20-passage.txt", sorted((data / "runs").glob("*.gz")), ["nDCG@10"])
+    X = ev.values[0].T
+    n, m = X.shape
+    B = 10_000
+    randomised_max_t(X, 64, seed=1)  # compile or load the kernels
+    randomised_tukey_hsd(X, 64, seed=1)
+    print(f"\n== 3. randomised max-t beside the randomised Tukey HSD, DL20 nDCG@10 ({n} topics x {m} runs), B = {B:,} ==")
+    print(f"{'threads':>7} {'tukey':>9} {'max-t':>9} {'ratio':>7}")
+    before = numba.get_num_threads()
+    ratios = []
+    try:
+        for threads in (1, 2):
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            tukey = median_time(lambda: randomised_tukey_hsd(X, B, seed=1), repeats)
+            max_t = median_time(lambda: randomised_max_t(X, B, seed=1), repeats)
+            ratios.append(max_t / tukey)
+            print(f"{threads:>7} {tukey:>8.3f}s {max_t:>8.3f}s {max_t / tukey:>6.2f}x")
+    finally:
+        numba.set_num_threads(before)
+    worst = max(ratios)
+    print(f"target: max-t within 3x the Tukey HSD's time: {worst:.2f}x -> {'PASS' if worst <= 3 else 'MISS'}")
+    return worst
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the trec-dl-2019-passage folder")
@@ -106,6 +138,10 @@ def main(argv=None) -> int:
     print(f"cpus {numba.config.NUMBA_NUM_THREADS}, numba {numba.__version__}, "
           f"numpy {np.__version__}, {time.strftime('%Y-%m-%d')}")
     bench_kernel(args.repeats)
+    if (DL20 / "runs").exists():
+        bench_max_t(DL20, args.repeats)
+    else:
+        print(f"no DL20 data at {DL20}: skipping the max-t benchmark", file=sys.stderr)
     if not args.skip_pipeline:
         if not (args.data / "runs").exists():
             print(f"no DL19 data at {args.data}: skipping the pipeline benchmark", file=sys.stderr)

@@ -888,9 +888,10 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
         after permuting each topic's scores across the systems, ``r_b = (max_j S*_j - min_j S*_j) / n``
         and ``p_ij = #{b : r_b >= |S_i - S_j| / n - 1e-10} / B``
         (:func:`discpower.randomised_tukey_hsd`, seeded, identical whatever the number of threads). It controls the family-wise error over all C(m, 2) pairs
-        itself, as does ``"parametric-tukey"`` (Sakai's two-way ANOVA Tukey HSD,
-        :func:`discpower.parametric_tukey_hsd`): ``correction`` must be None. ``"t-test"``,
-        ``"randomisation"`` and ``"bootstrap"`` test each pair and ``correction`` adjusts the
+        itself, as do ``"max-t"`` (the randomised max-t test, :func:`discpower.randomised_max_t`: each
+        pair's paired t against the sign-flip maximum over all pairs) and ``"parametric-tukey"`` (Sakai's
+        two-way ANOVA Tukey HSD, :func:`discpower.parametric_tukey_hsd`): ``correction`` must be None.
+        ``"t-test"``, ``"fisher"`` (alias ``"randomisation"``) and ``"bootstrap"`` test each pair and ``correction`` adjusts the
         C(m, 2) p-values of each metric, as do the other per-pair tests below. Each system's cell
         lists the markers (:func:`marker_labels`) of the systems it significantly beats.
       - ``baseline`` a run name: each other system against the baseline -- ``"t-test"`` (Student's
@@ -942,8 +943,8 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
         What to compare the systems on (e.g. ``["nDCG@10", "RBP_ERG"]``).
     baseline : str, list or tuple of str, optional
         The name of the baseline run, or the names of several; None compares all pairs.
-    test : {"tukey", "parametric-tukey", "t-test", "randomisation", "bootstrap", "wilcoxon", "sign"} or callable
-        The test; a callable ``test(x, y) -> p-value`` (or an object with ``.pvalue``) tests each pair.
+    test : {"tukey", "max-t", "parametric-tukey", "t-test", "fisher", "bootstrap", "wilcoxon", "sign"} or callable
+        The test (:mod:`discpower.stats.registry`; ``"randomisation"`` is ``"fisher"``); a callable ``test(x, y) -> p-value`` (or an object with ``.pvalue``) tests each pair.
     correction : one of :data:`CORRECTIONS`
         None, ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"sidak"``, ``"holm-sidak"``, ``"simes-hochberg"``,
         ``"hommel"``, ``"fdr_bh"``, ``"fdr_by"``, ``"fdr_tsbh"``, ``"fdr_tsbky"``.

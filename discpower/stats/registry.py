@@ -28,6 +28,7 @@ import numpy as np
 from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from .matrix import finite_sums, score_matrix
+from .maxt import max_t_test
 from .result import PairwiseTest
 from .rng import seed_value
 from .significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, fisher_test
@@ -87,6 +88,10 @@ def _tukey(X, systems, B, seed, plus_one):
     return tukey_test(X, systems, B, seed, plus_one=plus_one)
 
 
+def _max_t(X, systems, B, seed, plus_one):
+    return max_t_test(X, systems, B, seed, plus_one=plus_one)
+
+
 def _parametric_tukey(X, systems, B, seed, plus_one):
     return parametric_tukey_hsd(X, systems=systems)
 
@@ -115,6 +120,9 @@ def _sign(X, systems, B, seed, plus_one):
 REGISTRY: dict[str, Entry] = {t.name: t for t in (
     Entry("tukey", "paired randomised Tukey HSD", "all", True, True, _tukey, "randomised Tukey HSD",
          reference="Carterette, TOIS 2012; Sakai, Laboratory Experiments in IR, 2018, ch. 4"),
+    Entry("max-t", "randomised max-t test (paired t, sign flips)", "all", True, True, _max_t,
+         "randomised max-t test", squares=True,
+         reference="Westfall & Young, Resampling-Based Multiple Testing, 1993"),
     Entry("parametric-tukey", "paired parametric Tukey HSD (two-way ANOVA)", "all", True, False, _parametric_tukey,
          "parametric Tukey HSD", squares=True, reference="Sakai, Laboratory Experiments in IR, 2018, ch. 4"),
     Entry("t-test", "paired t-test", "all", False, False, _t_test, "paired t-test", squares=True,

@@ -350,7 +350,7 @@ def test_plot(spread):
 @pytest.mark.parametrize("kwargs, message", [
     (dict(baseline="nope"), r"unknown baseline 'nope': the systems are 'sys0', 'sys1'"),
     (dict(baseline=3), "The 'baseline' parameter must be a run name"),
-    (dict(test="tukey-unpaired"), "The 'test' parameter must be one of 'tukey', 'parametric-tukey'"),
+    (dict(test="tukey-unpaired"), "The 'test' parameter must be one of 'tukey', 'max-t', 'parametric-tukey'"),
     (dict(correction="fdr"), "The 'correction' parameter must be None, 'holm', 'bonferroni' or 'bh'"),
     (dict(correction="holm"), "test='tukey' already controls the family-wise error"),
     (dict(test="parametric-tukey", correction="bh"), "correction must be None"),
