@@ -2,7 +2,7 @@
 
 Usage::
 
-    discpower tukey MATRIX.tsv [--trials B] [--seed S] [--plus-one] [--format tsv|jsonl|markdown]
+    discpower tukey MATRIX.tsv [--trials B] [--seed S] [--no-plus-one] [--format tsv|jsonl|markdown]
     discpower meta QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
                    [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR]
                    [--format tsv|jsonl|markdown] [--quiet]
@@ -10,7 +10,7 @@ Usage::
                    [--stop] [--order O] [--trials B] [--alpha A] [--seed S] [--test T] [--direction-aware]
                    [--pairs FILE] [--format tsv|jsonl|markdown] [--quiet]
     discpower compare QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
-                   [--baseline RUN ...] [--test T] [--correction C] [--ci] [--booktabs] [--alpha A] [--trials B] [--seed S] [--plus-one]
+                   [--baseline RUN ...] [--test T] [--correction C] [--ci] [--booktabs] [--alpha A] [--trials B] [--seed S] [--no-plus-one]
                    [--format tsv|jsonl|markdown|latex] [--digits N] [--quiet]
 
 Every command prints a report (:mod:`cwla.bridges.report`) that starts with what was computed
@@ -101,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("matrix", metavar="MATRIX", help="the topics x systems score matrix")
     t.add_argument("--trials", type=int, default=10_000, metavar="B", help="random relabellings (default 10000)")
     t.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    t.add_argument("--plus-one", action="store_true", help="p = (count + 1) / (B + 1) instead of count / B")
+    t.add_argument("--plus-one", action=argparse.BooleanOptionalAction, default=True,
+                   help="p = (count + 1) / (B + 1) (default; Phipson & Smyth 2010); --no-plus-one: count / B")
     t.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
     add_quiet_argument(t)
     t.set_defaults(func=_cmd_tukey)
@@ -175,8 +176,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--trials", type=int, default=10_000, metavar="B",
                    help="trials of the resampling tests (default 10000)")
     s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    s.add_argument("--plus-one", action="store_true",
-                   help="randomised p = (count + 1) / (B + 1) instead of count / B (never 0)")
+    s.add_argument("--plus-one", action=argparse.BooleanOptionalAction, default=True,
+                   help="randomised p = (count + 1) / (B + 1), never 0 (default); --no-plus-one: count / B")
     s.add_argument("--format", default="tsv", choices=("tsv", "jsonl", "markdown", "latex"),
                    help="tsv (default; '#' lines saying what was computed, then one line per metric and system), "
                         "jsonl, markdown or latex (a table float)")
@@ -203,7 +204,7 @@ def _cmd_tukey(args) -> int:
     finite_sums(X, "randomised Tukey HSD")
     result = tukey_test(X, systems, B, seed_value(args.seed), plus_one=args.plus_one)
     frame = result.to_frame()[["system_a", "system_b", "diff", "pvalue"]]
-    pvalue = "(count + 1) / (B + 1)" if args.plus_one else "count / B (--plus-one: (count + 1) / (B + 1))"
+    pvalue = "(count + 1) / (B + 1) (--no-plus-one: count / B)" if args.plus_one else "count / B"
     report = Report(f"discpower tukey: paired randomised Tukey HSD of every pair of {len(systems)} systems",
                     facts=[("matrix", args.matrix), ("topics", X.shape[0]), ("systems", len(systems)),
                            ("test", f"randomised Tukey HSD, B = {B} trials, seed {args.seed}")],

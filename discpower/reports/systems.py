@@ -273,7 +273,7 @@ def _matrices(scores, systems, topics) -> tuple[tuple[str, ...], list[np.ndarray
 # ----------------------------------------------------------------------------- the tests
 
 def _pvalues(X: np.ndarray, names: tuple[str, ...], bs: tuple[int, ...], test: TestLike, B: int | None,
-             seed: int | None, plus_one: bool = False, label: str = "score") -> np.ndarray:
+             seed: int | None, plus_one: bool = True, label: str = "score") -> np.ndarray:
     """Raw p-values (m, m), symmetric, of the tested pairs (the baselines', or all); NaN elsewhere."""
     m = X.shape[1]
     p = np.full((m, m), np.nan)
@@ -408,7 +408,7 @@ class SystemComparison(Displayed):
     effect: np.ndarray
     pvalue_raw: np.ndarray
     pvalue: np.ndarray
-    plus_one: bool = False
+    plus_one: bool = True
 
     # --------------------------------------------------------------- queries
 
@@ -799,7 +799,7 @@ def _md(text: str) -> str:
 def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequence[str] | None = None,
                    topics: Sequence[str] | None = None, baseline: BaselineLike = None, test: TestLike = "tukey",
                    correction: str | None = None, alpha: float = 0.05, n_trials: int = 10_000,
-                   seed: Seed = 0, plus_one: bool = False) -> SystemComparison:
+                   seed: Seed = 0, plus_one: bool = True) -> SystemComparison:
     """:func:`compare_systems` on score matrices already computed.
 
     Parameters
@@ -870,7 +870,7 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
 def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
                     metrics: MetricsLike | None = None, *, baseline: BaselineLike = None,
                     test: TestLike = "tukey", correction: str | None = None, alpha: float = 0.05,
-                    n_trials: int = 10_000, seed: Seed = 0, plus_one: bool = False,
+                    n_trials: int = 10_000, seed: Seed = 0, plus_one: bool = True,
                     **options: object) -> SystemComparison:
     """Compare systems: per metric, each system's mean, confidence interval, effect size and significance.
 

@@ -231,7 +231,7 @@ def _corrected(result: PairwiseTest, correction: str) -> PairwiseTest:
 
 
 def run_test(X: np.ndarray, systems: tuple, test: object, n_trials: int | None, seed: int | None, *,
-             plus_one: bool = False) -> PairwiseTest:
+             plus_one: bool = True) -> PairwiseTest:
     """Every pair of a checked matrix tested by a checked test name (or a callable ``(X, systems) ->
     PairwiseTest``); n_trials and seed checked (unused by a test that does not resample)."""
     if callable(test):
@@ -248,7 +248,7 @@ def run_test(X: np.ndarray, systems: tuple, test: object, n_trials: int | None, 
     return result if correction is None else _corrected(result, correction)
 
 
-def significance_test(X, systems, test="tukey", *, n_trials=10_000, seed=0, plus_one=False) -> PairwiseTest:
+def significance_test(X, systems, test="tukey", *, n_trials=10_000, seed=0, plus_one=True) -> PairwiseTest:
     """:func:`run_test` on a matrix and options not yet checked (the qrels comparisons call it).
 
     The resampling's memory is not checked here: the entry point that plans many tests checks it once

@@ -508,7 +508,7 @@ def _exact_flip_count(X, threshold):
 
 def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
                          systems: Sequence[str] | None = None, exact: bool = False,
-                         plus_one: bool = False) -> PairwiseTest:
+                         plus_one: bool = True) -> PairwiseTest:
     """Fisher's randomisation (permutation) test of the mean difference of two systems.
 
     Under the null hypothesis the labels of each topic's two scores are
@@ -518,7 +518,7 @@ def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: 
         d = |S_1 - S_2| / n
         for b in 1..B: swap each topic's two scores with probability 1/2;
                        r_b = |S*_1 - S*_2| / n
-        p = #{b : r_b >= d - 1e-10} / B        (plus_one: (count + 1) / (B + 1))
+        p = (#{b : r_b >= d - 1e-10} + 1) / (B + 1)        (plus_one=False: count / B)
 
     This is the randomised Tukey HSD with m = 2 (the same kernel,
     :func:`discpower.stats.tukey.null_ranges`, and the same 1e-10 tie tolerance: scores
@@ -546,7 +546,8 @@ def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: 
     exact : bool
         Enumerate the 2^n sign flips (n <= 24) instead of sampling.
     plus_one : bool
-        p = (count + 1) / (B + 1) instead of count / B (randomised test only).
+        p = (count + 1) / (B + 1) (default; Phipson & Smyth 2010: never 0); False: count / B (randomised
+        test only).
 
     Returns
     -------
@@ -577,7 +578,7 @@ def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: 
     return fisher_test(X, names, B, seed_, plus_one=plus_one, exact=exact)
 
 
-def fisher_test(X: np.ndarray, systems: tuple, n_trials: int | None, seed: int | None, *, plus_one: bool = False,
+def fisher_test(X: np.ndarray, systems: tuple, n_trials: int | None, seed: int | None, *, plus_one: bool = True,
                 exact: bool = False) -> PairwiseTest:
     """:func:`fisher_randomisation` on a checked (n, 2) matrix and checked trials and seed (None if exact)."""
     names, B = systems, n_trials
@@ -651,7 +652,7 @@ def _z(d):
 
 
 def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
-                     systems: Sequence[str] | None = None, plus_one: bool = False) -> PairwiseTest:
+                     systems: Sequence[str] | None = None, plus_one: bool = True) -> PairwiseTest:
     """Sakai's paired bootstrap hypothesis test of the mean difference of two systems.
 
     With per-topic differences ``d_t = x_t - y_t`` (t = 1..n)::
@@ -660,7 +661,7 @@ def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int 
         w_t  = d_t - dbar                   (the differences shifted to obey the null)
         for b in 1..B: w*_b = n draws from w with replacement;
                        z*_b = mean(w*_b) / (s(w*_b) / sqrt(n))   (0 when w*_b is constant)
-        p    = #{b : |z*_b| >= |z| - 1e-10} / B                  (two-sided ASL)
+        p    = (#{b : |z*_b| >= |z| - 1e-10} + 1) / (B + 1)      (two-sided ASL; plus_one=False: count / B)
 
     (Sakai's paper counts |z*_b| >= |z|; the 1e-10 tolerance is the package's tie
     rule, as in the randomisation tests.) Identical systems (d = 0 everywhere) get
@@ -682,7 +683,7 @@ def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int 
     systems : sequence of two str, optional
         Names (default: the DataFrame's columns or the Series' names, else S1, S2).
     plus_one : bool
-        p = (count + 1) / (B + 1) instead of count / B.
+        p = (count + 1) / (B + 1) (default; Phipson & Smyth 2010: never 0); False: count / B.
 
     Returns
     -------
@@ -710,7 +711,7 @@ def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int 
     return bootstrap_test(X, names, B, seed_value(seed), plus_one=plus_one)
 
 
-def bootstrap_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = False) -> PairwiseTest:
+def bootstrap_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:
     """:func:`paired_bootstrap` on a checked (n, 2) matrix and checked trials and seed."""
     names, B = systems, n_trials
     n = X.shape[0]

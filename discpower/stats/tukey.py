@@ -4,10 +4,10 @@ On an n topics x m systems matrix X::
 
     S_j = sum_t X[t, j];   d_ij = |S_i - S_j| / n
     for b in 1..B: permute each row of X independently; r_b = (max_j S*_j - min_j S*_j) / n
-    p_ij = #{b : r_b >= d_ij - 1e-10} / B          (option: (count + 1) / (B + 1))
+    p_ij = (#{b : r_b >= d_ij - 1e-10} + 1) / (B + 1)     (plus_one=False: count / B)
 
-The observed labelling is not counted by default (Sakai's Discpower tool);
-``plus_one=True`` counts it, as scipy's permutation tests do. The tolerance
+The observed labelling is counted by default (Phipson & Smyth 2010: a randomised p-value is never 0,
+as scipy's permutation tests do); ``plus_one=False`` gives Sakai's Discpower tool's count / B. The tolerance
 1e-10 matters: scores sit on grids (P@10 in steps of 0.1), so exact ties between
 d_ij and r_b are common and floating-point sums must not break them.
 
@@ -87,7 +87,7 @@ def exceedance_pvalues(observed, null, plus_one=False, tolerance=TIE_TOLERANCE):
 
 
 def randomised_tukey_hsd(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, systems: Sequence[str] | None = None,
-                         plus_one: bool = False) -> PairwiseTest:
+                         plus_one: bool = True) -> PairwiseTest:
     """Paired randomised Tukey HSD test of every pair of systems.
 
     Parameters
@@ -103,7 +103,7 @@ def randomised_tukey_hsd(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *
     systems : sequence of str, optional
         System names (default: the DataFrame's columns, or S1..Sm).
     plus_one : bool
-        p = (count + 1) / (B + 1) instead of count / B.
+        p = (count + 1) / (B + 1) (default; Phipson & Smyth 2010: never 0); False: count / B.
 
     Returns
     -------
@@ -130,7 +130,7 @@ def randomised_tukey_hsd(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *
     return tukey_test(X, names, B, seed_value(seed), plus_one=plus_one)
 
 
-def tukey_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = False) -> PairwiseTest:
+def tukey_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:
     """:func:`randomised_tukey_hsd` on a checked matrix (:func:`~discpower.stats.matrix.score_matrix`,
     :func:`~discpower.stats.matrix.finite_sums`) and checked trials and seed: what the entry points that
     planned their resampling (and checked its memory once) call for each test."""

@@ -51,7 +51,7 @@ def test_every_test_runs_on_every_pair(X, name):
     assert len(p) == 6 and np.all((p >= 0) & (p <= 1))
     assert (res.n_resamples == 200) == REGISTRY[name].resampling
     if REGISTRY[name].scope == "pair":  # each pair is the two-system test of its columns
-        pair = REGISTRY[name].run(np.ascontiguousarray(X[:, [1, 3]]), ("b", "d"), 200, 5, False)
+        pair = REGISTRY[name].run(np.ascontiguousarray(X[:, [1, 3]]), ("b", "d"), 200, 5, True)
         assert res.pvalue[1, 3] == pair.pvalue[0, 1]
 
 

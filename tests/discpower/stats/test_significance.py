@@ -177,9 +177,9 @@ def test_fisher_table_5_1():
 
 def test_fisher_input_forms():
     frame = pd.DataFrame({"bm25": X51[:, 0], "dense": X51[:, 1]})
-    a = fisher_randomisation(frame, n_trials=1000, seed=2)
-    b = fisher_randomisation(frame["bm25"], frame["dense"], n_trials=1000, seed=2)
-    c = fisher_randomisation(list(X51[:, 0]), list(X51[:, 1]), n_trials=1000, seed=2)
+    a = fisher_randomisation(frame, n_trials=1000, seed=2, plus_one=False)
+    b = fisher_randomisation(frame["bm25"], frame["dense"], n_trials=1000, seed=2, plus_one=False)
+    c = fisher_randomisation(list(X51[:, 0]), list(X51[:, 1]), n_trials=1000, seed=2, plus_one=False)
     assert a.systems == b.systems == ("bm25", "dense") and c.systems == ("S1", "S2")
     assert a.pvalue[0, 1] == b.pvalue[0, 1] == c.pvalue[0, 1]
     plus = fisher_randomisation(frame, n_trials=1000, seed=2, plus_one=True)
@@ -222,7 +222,7 @@ def test_exact_fisher_identical_systems():
 
 
 def test_bootstrap_statistic_and_contract():
-    res = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=10_000, seed=3, systems=["A", "B"])
+    res = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=10_000, seed=3, systems=["A", "B"], plus_one=False)
     assert res.method == "paired bootstrap" and res.systems == ("A", "B")
     assert res.statistic[0, 1] == pytest.approx(naive.bootstrap_z(X51[:, 0] - X51[:, 1]), rel=1e-12)
     assert res.statistic[1, 0] == -res.statistic[0, 1]
@@ -299,13 +299,14 @@ def test_bootstrap_degenerate_differences():
     x = np.array([0.1, 0.5, 0.3, 0.9])
     same = paired_bootstrap(x, x, n_trials=500, seed=1)
     assert same.statistic[0, 1] == 0.0 and same.pvalue[0, 1] == 1.0
-    shifted = paired_bootstrap(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 2.0]), n_trials=500, seed=1)
+    shifted = paired_bootstrap(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 2.0]), n_trials=500, seed=1,
+                               plus_one=False)
     assert shifted.statistic[0, 1] == np.inf and shifted.pvalue[0, 1] == 0.0
     assert np.all(shifted.null_distribution == 0.0)  # every resample of w = 0 has sd 0: z* = 0
 
 
 def test_bootstrap_plus_one():
-    a = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=999, seed=4)
+    a = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=999, seed=4, plus_one=False)
     b = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=999, seed=4, plus_one=True)
     assert b.pvalue[0, 1] == pytest.approx((a.pvalue[0, 1] * 999 + 1) / 1000, abs=1e-15)
 
