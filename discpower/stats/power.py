@@ -18,7 +18,7 @@ import pandas as pd
 from .._params import alpha_level
 from .._plots import NEUTRAL, describe_test, line_style, pyplot
 from ..errors import DiscpowerError
-from ..typing import Tests
+from ..typing import Seed, Tests
 from .result import PairwiseTest
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,9 +27,15 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["discriminative_power", "asl_curves", "plot_asl_curves"]
 
 
-def _named_tests(tests) -> list[tuple[str, PairwiseTest]]:
-    if isinstance(tests, PairwiseTest):
-        return [("metric", tests)]
+def _is_matrix(value) -> bool:
+    return isinstance(value, (np.ndarray, pd.DataFrame))
+
+
+def _named_tests(tests, test="tukey", n_trials=10_000, seed=0) -> list[tuple[str, PairwiseTest]]:
+    """[(label, PairwiseTest)]: the tests given, and each score matrix given tested by ``test`` (a name of
+    :mod:`discpower.stats.registry` or a callable ``(X, systems) -> PairwiseTest``)."""
+    if isinstance(tests, PairwiseTest) or _is_matrix(tests):
+        tests = {"metric": tests}
     if isinstance(tests, Mapping):
         items = [(str(k), v) for k, v in tests.items()]
     elif isinstance(tests, Sequence):
@@ -37,19 +43,29 @@ def _named_tests(tests) -> list[tuple[str, PairwiseTest]]:
     else:
         raise DiscpowerError(f"tests must be a PairwiseTest, a list of them or a dict {{label: test}}; "
                              f"got {type(tests).__name__}")
-    for label, test in items:
-        if not isinstance(test, PairwiseTest):
-            raise DiscpowerError(f"tests[{label!r}] is a {type(test).__name__}, not a PairwiseTest")
     if not items:
         raise DiscpowerError("no tests given")
+    if any(_is_matrix(value) for _, value in items):
+        from .registry import check_test, significance_test
+
+        test = check_test(test)  # checked before the first matrix is tested
+        items = [(label, significance_test(value, None, test, n_trials=n_trials, seed=seed)
+                  if _is_matrix(value) else value) for label, value in items]
+    for label, value in items:
+        if not isinstance(value, PairwiseTest):
+            raise DiscpowerError(f"tests[{label!r}] is a {type(value).__name__}, not a PairwiseTest nor a topics x "
+                                 f"systems score matrix (ndarray or DataFrame)")
     return items
 
 
-def discriminative_power(tests: Tests, alpha: float = 0.05) -> pd.DataFrame:
+def discriminative_power(tests: Tests, alpha: float = 0.05, *, test: object = "tukey", n_trials: int = 10_000,
+                         seed: Seed = 0) -> pd.DataFrame:
     """One row per metric: ``metric, discriminative_power, significant_pairs, pairs, delta``.
 
-    ``tests``: a dict {label: PairwiseTest} (or a list, or one test). ``delta`` is
-    Delta_alpha for randomisation tests (NaN otherwise).
+    ``tests``: a dict {label: PairwiseTest or topics x systems score matrix} (or a list, or one). A
+    matrix (ndarray, or a labelled DataFrame such as ``Evaluation.scores(metric)``) is tested by
+    ``test``, by name (``"tukey"``, ``"max-t"``, ``"t-test-holm"``, ... :mod:`discpower.stats.registry`)
+    with ``n_trials`` and ``seed``. ``delta`` is Delta_alpha for randomisation tests (NaN otherwise).
 
     Examples
     --------
@@ -62,23 +78,24 @@ def discriminative_power(tests: Tests, alpha: float = 0.05) -> pd.DataFrame:
     """
     alpha = alpha_level(alpha)
     rows = []
-    for label, test in _named_tests(tests):
-        p = test.pair_pvalues()
+    for label, result in _named_tests(tests, test, n_trials, seed):
+        p = result.pair_pvalues()
         rows.append({
             "metric": label,
-            "discriminative_power": test.discriminative_power(alpha),
+            "discriminative_power": result.discriminative_power(alpha),
             "significant_pairs": int(np.sum(p < alpha)),
             "pairs": len(p),
-            "delta": test.delta(alpha) if test.null_distribution is not None else np.nan,
+            "delta": result.delta(alpha) if result.null_distribution is not None else np.nan,
         })
     return pd.DataFrame(rows)
 
 
-def asl_curves(tests: Tests) -> pd.DataFrame:
-    """Long frame ``metric, rank, pvalue``: each metric's pair p-values sorted ascending (rank 1 = smallest)."""
+def asl_curves(tests: Tests, *, test: object = "tukey", n_trials: int = 10_000, seed: Seed = 0) -> pd.DataFrame:
+    """Long frame ``metric, rank, pvalue``: each metric's pair p-values sorted ascending (rank 1 = smallest).
+    ``tests`` as :func:`discriminative_power` takes them (a score matrix is tested by ``test``)."""
     parts = []
-    for label, test in _named_tests(tests):
-        curve = test.asl_curve()
+    for label, result in _named_tests(tests, test, n_trials, seed):
+        curve = result.asl_curve()
         parts.append(pd.DataFrame({"metric": label, "rank": np.arange(1, len(curve) + 1), "pvalue": curve}))
     return pd.concat(parts, ignore_index=True)
 

@@ -76,3 +76,16 @@ def test_the_entry_points_take_a_test_of_the_registry(X):
     assert args.test == "fisher-bh"
     with pytest.raises(SystemExit):
         cli._parser().parse_args(["compare-qrels", "--truth", "q", "--candidate", "c", "r", "--test", "nope"])
+
+
+def test_discriminative_power_and_asl_curves_test_a_matrix_by_name(X):
+    direct = discpower.discriminative_power({"m": discpower.randomised_max_t(X, 300, seed=2)})
+    named = discpower.discriminative_power({"m": X}, test="max-t", n_trials=300, seed=2)
+    assert named.equals(direct)
+    curves = discpower.asl_curves({"a": X, "b": discpower.paired_t_test(X)}, test="t-test-holm")
+    np.testing.assert_array_equal(curves[curves.metric == "a"].pvalue,
+                                  np.sort(discpower.paired_t_test(X, correction="holm").pair_pvalues()))
+    with pytest.raises(DiscpowerError, match="unknown test 'nope'"):
+        discpower.discriminative_power({"m": X}, test="nope")
+    with pytest.raises(DiscpowerError, match="not a PairwiseTest nor a topics x systems score matrix"):
+        discpower.discriminative_power({"m": [[1, 2], [3, 4]]})
