@@ -955,7 +955,7 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     seed : int, numpy Generator or None
         Same seed, same numbers, whatever the number of numba threads (None draws one and records it).
     plus_one : bool
-        Randomised p-values as ``(count + 1) / (B + 1)`` instead of ``count / B`` (never 0). With a
+        Randomised p-values as ``(count + 1) / (B + 1)`` (default; never 0) or, False, ``count / B``. With a
         correction over k comparisons a p-value of 0 passes every step of Holm or Bonferroni; with
         ``plus_one`` the smallest p-value is 1 / (B + 1), and Holm's first step passes it only when
         B + 1 > k / alpha (B >= 13,320 for DL19's 666 pairs at alpha 0.05).
