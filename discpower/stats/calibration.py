@@ -51,6 +51,7 @@ from .memory import NULL_BYTES, check_memory
 from .rng import seed_value, stream
 from .nulls import null_model
 from .registry import TESTS, check_test, resamples, run_test
+from .ptukey import studentized_range_isf
 from .significance import studentized_ranges
 
 __all__ = ["Calibration", "calibrate", "CALIBRATION_TESTS"]
@@ -252,9 +253,7 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         check_memory(share_bytes * n_sim, f"n_sim={n_sim:,} ({plan})", "use fewer simulations")
     q_crit = None
     if "parametric-tukey" in tests:
-        import scipy.stats
-
-        q_crit = float(scipy.stats.studentized_range.isf(alpha, m, (m - 1) * (n - 1)))
+        q_crit = studentized_range_isf(alpha, m, (m - 1) * (n - 1))
     others = np.array([k for k in range(m) if k != shifted])
     null_pairs = np.ix_(others, others)  # the pairs that stay null when the shifted system moves
     shape = (len(levels), len(tests))
