@@ -1,8 +1,9 @@
 """Statistics on score matrices (topics x systems): the paired randomised Tukey HSD, the randomised max-t test and the other pairwise
 tests, multiple-comparison corrections, discriminative power and ASL curves, ranking similarity, and the
-calibration of a test on a real matrix."""
+calibration of a test on a real matrix, and topic set size design."""
 
 from .calibration import Calibration, calibrate
+from .design import design_power, residual_variance, simulated_power, topic_set_size
 from .power import asl_curves, discriminative_power, plot_asl_curves
 from .maxt import randomised_max_t
 from .result import PairwiseTest
@@ -13,4 +14,4 @@ from .tukey import randomised_tukey_hsd
 __all__ = ["PairwiseTest", "randomised_tukey_hsd", "randomised_max_t", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation",
            "paired_bootstrap", "adjust_pvalues", "calibrate", "Calibration", "discriminative_power", "asl_curves",
            "plot_asl_curves", "kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity",
-           "RankingSimilarity"]
+           "RankingSimilarity", "topic_set_size", "design_power", "residual_variance", "simulated_power"]
