@@ -56,7 +56,7 @@ from .memory import NULL_BYTES, check_memory
 from .registry import check_test, resamples, run_test
 from .rng import child_seeds, seed_value, stream
 
-__all__ = ["topic_set_size", "design_power", "ci_expected_width", "residual_variance", "simulated_power", "DESIGNS",
+__all__ = ["topic_set_size", "design_power", "ci_expected_width", "residual_variance", "simulated_power", "typical_pair", "DESIGNS",
            "MAX_TOPICS"]
 
 #: the designs :func:`topic_set_size` knows
@@ -237,6 +237,16 @@ def residual_variance(*matrices: Matrix) -> float:
     return ss / df
 
 
+def typical_pair(X: np.ndarray) -> tuple[int, int]:
+    """The pair (j, k), j < k, of a checked topics x systems matrix whose per-topic score differences
+    have the median variance over all pairs (the lower median; ties to the first in row order)."""
+    m = X.shape[1]
+    j, k = np.triu_indices(m, 1)
+    variances = np.var(X[:, j] - X[:, k], axis=0, ddof=1)
+    chosen = np.argsort(variances, kind="stable")[(len(variances) - 1) // 2]
+    return int(j[chosen]), int(k[chosen])
+
+
 @scoped
 def simulated_power(X: Matrix, sizes: Sequence[int], *, min_diff: float, test: str = "tukey", alpha: float = 0.05,
                     n_sim: int = 200, n_trials: int = 1000, seed: Seed = 0, pair: tuple[int, int] | None = None,
@@ -270,7 +280,9 @@ def simulated_power(X: Matrix, sizes: Sequence[int], *, min_diff: float, test: s
     seed : int
         Same seed, same numbers (each size and topic set has its own derived stream).
     pair : (int, int), optional
-        The two systems given the difference (default: the two whose means are nearest the median mean).
+        The two systems given the difference (column indices; default :func:`typical_pair`, the pair whose
+        per-topic differences have the median variance, as the designs' sigma_d^2 = 2 V_E describes a
+        typical pair).
     systems : sequence of str, optional
         System names (default: the DataFrame's columns, or S1..Sm).
     progress : bool, None or callable
@@ -294,9 +306,7 @@ def simulated_power(X: Matrix, sizes: Sequence[int], *, min_diff: float, test: s
     n_sim = check(n_sim, "n_sim", Interval("int", 2, None), error=DiscpowerError)
     seed = seed_value(seed)
     if pair is None:
-        means = X.mean(axis=0)
-        order = np.argsort(np.abs(means - np.median(means)), kind="stable")
-        pair = (int(order[0]), int(order[1]))
+        pair = typical_pair(X)
     a, b = (check(k, "pair", Interval("int", 0, m - 1), error=DiscpowerError) for k in pair)
     if a == b:
         raise DiscpowerError(f"pair must name two different systems, got ({a}, {b})")

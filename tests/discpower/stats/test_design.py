@@ -176,3 +176,15 @@ def test_simulated_power_refuses_bad_arguments(kwargs, message):
     kwargs = {"min_diff": 0.05, "n_sim": 4, "progress": False, **kwargs}
     with pytest.raises(DiscpowerError, match=message):
         discpower.simulated_power(_population(), **kwargs)
+
+
+def test_the_default_pair_is_the_pair_of_median_difference_variance():
+    from discpower.stats.design import typical_pair
+
+    X = _population(n=300, m=4)
+    j, k = typical_pair(X)
+    variances = {(a, b): np.var(X[:, a] - X[:, b], ddof=1) for a in range(4) for b in range(a + 1, 4)}
+    ordered = sorted(variances.values())
+    assert j < k and variances[(j, k)] == ordered[(len(ordered) - 1) // 2]
+    frame = discpower.simulated_power(X, [10], min_diff=0.05, test="t-test", n_sim=4, seed=0, progress=False)
+    assert frame.attrs["pair"] == (f"S{j + 1}", f"S{k + 1}")
