@@ -46,15 +46,17 @@ import pandas as pd
 
 from cwla._shared import Interval, Options, check, scoped
 
-from .._params import alpha_level
+from .._params import alpha_level, count
 from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..typing import Matrix, Progress, Seed
 from .matrix import finite_sums, score_matrix
 from .memory import NULL_BYTES, check_memory
+from .nulls import at_grand_mean
 from .registry import check_test, resamples, run_test
 from .rng import child_seeds, seed_value, stream
+from .significance import residual_squares
 
 __all__ = ["topic_set_size", "design_power", "ci_expected_width", "residual_variance", "simulated_power", "typical_pair", "DESIGNS",
            "MAX_TOPICS"]
@@ -228,12 +230,11 @@ def residual_variance(*matrices: Matrix) -> float:
     for k, X in enumerate(matrices):
         X, _ = score_matrix(X)
         finite_sums(X, f"residual variance (matrix {k})", squares=True)
-        n, m = X.shape
-        if m < 2:
-            raise DiscpowerError(f"matrix {k} has {m} system; the residual variance needs at least 2")
-        residual = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
-        ss += float(np.sum(residual * residual))
-        df += (n - 1) * (m - 1)
+        if X.shape[1] < 2:
+            raise DiscpowerError(f"matrix {k} has {X.shape[1]} system; the residual variance needs at least 2")
+        squares, dof = residual_squares(X)
+        ss += squares
+        df += dof
     return ss / df
 
 
@@ -297,20 +298,20 @@ def simulated_power(X: Matrix, sizes: Sequence[int], *, min_diff: float, test: s
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "simulated power", squares=True)
     n, m = X.shape
-    sizes = [check(v, "sizes", Interval("int", 2, None), error=DiscpowerError) for v in sizes]
+    sizes = [count(v, "sizes", 2) for v in sizes]
     if not sizes:
         raise DiscpowerError("simulated_power needs at least one size in sizes")
     min_diff = check(min_diff, "min_diff", _POSITIVE, error=DiscpowerError)
     test = check_test(test)
     alpha = alpha_level(alpha)
-    n_sim = check(n_sim, "n_sim", Interval("int", 2, None), error=DiscpowerError)
+    n_sim = count(n_sim, "n_sim", 2)
     seed = seed_value(seed)
     if pair is None:
         pair = typical_pair(X)
     a, b = (check(k, "pair", Interval("int", 0, m - 1), error=DiscpowerError) for k in pair)
     if a == b:
         raise DiscpowerError(f"pair must name two different systems, got ({a}, {b})")
-    population = X - X.mean(axis=0) + X.mean()
+    population = at_grand_mean(X)
     population[:, a] += min_diff / 2
     population[:, b] -= min_diff / 2
     trials = None

@@ -65,9 +65,14 @@ def _exchangeable(X: np.ndarray) -> Draw:
     return draw
 
 
+def at_grand_mean(X: np.ndarray) -> np.ndarray:
+    """X with every system (column) moved to the grand mean: X - mu_j + mu (a new array)."""
+    return X - X.mean(axis=0) + X.mean()
+
+
 def _bootstrap(X: np.ndarray) -> Draw:
     n = X.shape[0]
-    centred = X - X.mean(axis=0) + X.mean()
+    centred = at_grand_mean(X)
 
     def draw(rng):
         return centred[rng.integers(0, n, size=n)]

@@ -355,15 +355,22 @@ def paired_t_test(X: Matrix, *, systems: Sequence[str] | None = None, correction
 
 # ----------------------------------------------------------------------------- parametric Tukey HSD
 
+def residual_squares(X: np.ndarray) -> tuple[float, int]:
+    """SS_E and its degrees of freedom of the two-way ANOVA without replication of a checked n x m matrix:
+    sum (x_tj - xbar_t. - xbar_.j + xbar..)^2 and (n - 1)(m - 1)."""
+    n, m = X.shape
+    residual = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
+    return float(np.sum(residual * residual)), (n - 1) * (m - 1)
+
+
 def studentized_ranges(X: Matrix) -> tuple[np.ndarray, np.ndarray, int]:
     """The paired Tukey HSD's statistics of a checked matrix: (diff, q, dof) with ``diff[i, j]`` =
     mean i - mean j, ``q[i, j]`` = |diff| / sqrt(V_E / n) (0 on the diagonal; inf where V_E = 0 and
     the means differ) and dof = (m - 1)(n - 1). See :func:`parametric_tukey_hsd`."""
     n, m = X.shape
     _, diff = mean_diff(X)
-    residual = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
-    dof = (m - 1) * (n - 1)
-    v_e = float(np.sum(residual * residual)) / dof
+    ss, dof = residual_squares(X)
+    v_e = ss / dof
     absdiff = np.abs(diff)
     if v_e > 0.0:
         q = absdiff / math.sqrt(v_e / n)
