@@ -11,6 +11,9 @@ returns the smallest number of topics n at which
       power(n) = P(T' >= t_c) + P(T' <= -t_c),   T' ~ t'(n - 1, min_diff sqrt(n / sigma_d^2)),
       t_c = the upper alpha / 2 point of t(n - 1);
 
+  the lower tail is computed as P(-T' >= t_c), -T' ~ t'(n - 1, -min_diff sqrt(n / sigma_d^2)) (finite
+  where the direct lower-tail form underflows to NaN); a power that is not finite is refused;
+
 * ``"anova"`` -- the one-way ANOVA F test of ``n_systems`` = m systems whose best and worst true means
   are ``min_diff`` = D apart (the others at their midpoint: the least favourable configuration for a
   range D) has power >= 1 - beta. ``variance`` = sigma^2, the residual variance. F is noncentral with
@@ -101,10 +104,18 @@ def _power(design: str, n: int, min_diff: float, variance: float, alpha: float, 
         df = n - 1
         nc = min_diff * math.sqrt(n / variance)
         crit = stats.t.isf(alpha / 2, df)
-        return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
-    df1, df2 = m - 1, m * (n - 1)
-    crit = stats.f.isf(alpha, df1, df2)
-    return float(stats.ncf.sf(crit, df1, df2, n * min_diff**2 / (2 * variance)))
+        # P(T' <= -t_c) = P(-T' >= t_c) with -T' ~ t'(df, -nc): scipy's nct.cdf(-t_c, df, nc) is NaN where
+        # that lower tail is tiny (large nc), and a NaN power would make the search skip a valid n
+        power = stats.nct.sf(crit, df, nc) + stats.nct.sf(crit, df, -nc)
+    else:
+        df1, df2 = m - 1, m * (n - 1)
+        crit = stats.f.isf(alpha, df1, df2)
+        power = stats.ncf.sf(crit, df1, df2, n * min_diff**2 / (2 * variance))
+    if not math.isfinite(power):
+        raise DiscpowerError(f"the {design} power at n = {n} is not finite (scipy returned {power!r}); "
+                             f"the design cannot be computed at min_diff {min_diff:g}, variance {variance:g}, "
+                             f"alpha {alpha:g}")
+    return float(power)
 
 
 def ci_expected_width(n: int, *, variance: float, alpha: float = 0.05) -> float:

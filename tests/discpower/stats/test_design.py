@@ -13,7 +13,10 @@ import discpower
 from discpower import DiscpowerError
 from discpower.stats.design import ci_expected_width, design_power
 
-power = pytest.importorskip("statsmodels.stats.power")
+
+def statsmodels_power():
+    """statsmodels' power module, or skip (only the two tests that compare with it need it)."""
+    return pytest.importorskip("statsmodels.stats.power")
 
 ALPHAS, BETAS = (0.01, 0.05, 0.1), (0.1, 0.2, 0.3)
 DIFFS, VARIANCES = (0.02, 0.05, 0.1), (0.005, 0.02, 0.05)
@@ -21,7 +24,7 @@ DIFFS, VARIANCES = (0.02, 0.05, 0.1), (0.005, 0.02, 0.05)
 
 @pytest.mark.parametrize("alpha, beta", list(itertools.product(ALPHAS, BETAS)))
 def test_paired_t_is_the_smallest_n_by_statsmodels(alpha, beta):
-    sm = power.TTestPower()
+    sm = statsmodels_power().TTestPower()
     for d, v in itertools.product(DIFFS, VARIANCES):
         n = discpower.topic_set_size("paired_t", min_diff=d, variance=v, alpha=alpha, beta=beta)
         at = sm.power(effect_size=d / math.sqrt(v), nobs=n, alpha=alpha, alternative="two-sided")
@@ -33,7 +36,7 @@ def test_paired_t_is_the_smallest_n_by_statsmodels(alpha, beta):
 
 @pytest.mark.parametrize("alpha, beta", list(itertools.product(ALPHAS, BETAS)))
 def test_anova_is_the_smallest_n_by_statsmodels(alpha, beta):
-    sm = power.FTestAnovaPower()
+    sm = statsmodels_power().FTestAnovaPower()
     for d, v, m in itertools.product(DIFFS, VARIANCES, (2, 5, 20, 60)):
         n = discpower.topic_set_size("anova", min_diff=d, variance=v, alpha=alpha, beta=beta, n_systems=m)
         effect = math.sqrt(d**2 / (2 * m * v))
@@ -46,6 +49,7 @@ def test_power_is_the_noncentral_t_and_f():
     p = design_power("paired_t", 30, min_diff=0.05, variance=0.02)
     nc, crit = 0.05 * math.sqrt(30 / 0.02), scipy.stats.t.isf(0.025, 29)
     assert p == pytest.approx(scipy.stats.nct.sf(crit, 29, nc) + scipy.stats.nct.cdf(-crit, 29, nc), abs=1e-14)
+    assert p == pytest.approx(scipy.stats.nct.sf(crit, 29, nc) + scipy.stats.nct.sf(crit, 29, -nc), abs=1e-14)
     f = design_power("anova", 30, min_diff=0.1, variance=0.02, n_systems=5)
     crit = scipy.stats.f.isf(0.05, 4, 5 * 29)
     assert f == pytest.approx(scipy.stats.ncf.sf(crit, 4, 145, 30 * 0.01 / 0.04), abs=1e-14)
@@ -188,3 +192,47 @@ def test_the_default_pair_is_the_pair_of_median_difference_variance():
     assert j < k and variances[(j, k)] == ordered[(len(ordered) - 1) // 2]
     frame = discpower.simulated_power(X, [10], min_diff=0.05, test="t-test", n_sim=4, seed=0, progress=False)
     assert frame.attrs["pair"] == (f"S{j + 1}", f"S{k + 1}")
+
+
+def brute_force_paired_t(min_diff, variance, alpha, beta, limit=20_000):
+    """The smallest n >= 2 with exact noncentral-t power >= 1 - beta, by scanning every n: the lower tail
+    P(T' <= -t_c) as P(-T' >= t_c), -T' ~ t'(n - 1, -nc), finite where nct.cdf(-t_c, df, nc) is NaN."""
+    n = np.arange(2, limit)
+    df, nc = n - 1, min_diff * np.sqrt(n / variance)
+    crit = scipy.stats.t.isf(alpha / 2, df)
+    power = scipy.stats.nct.sf(crit, df, nc) + scipy.stats.nct.sf(crit, df, -nc)
+    assert np.isfinite(power).all()
+    return int(n[np.argmax(power >= 1 - beta)])
+
+
+def test_paired_t_at_small_alpha_is_the_brute_force_smallest_n():
+    """Sakai's example regime where scipy's nct.cdf lower tail is NaN: alpha .001, D .02, sigma_d^2 .02,
+    beta .1 needs 1,051 topics (a NaN power had skipped valid n and given 2,553)."""
+    assert brute_force_paired_t(0.02, 0.02, 0.001, 0.1) == 1051
+    assert discpower.topic_set_size("paired_t", min_diff=0.02, variance=0.02, alpha=0.001, beta=0.1) == 1051
+
+
+@pytest.mark.parametrize("alpha", (0.001, 0.01, 0.05))
+def test_paired_t_is_the_brute_force_smallest_n_up_to_six_sigma(alpha):
+    variance = 0.02
+    for effect, beta in itertools.product((0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 6.0), (0.05, 0.1, 0.2, 0.5)):
+        d = effect * math.sqrt(variance)
+        expected = brute_force_paired_t(d, variance, alpha, beta, limit=2_000 if effect >= 0.2 else 6_000)
+        assert discpower.topic_set_size("paired_t", min_diff=d, variance=variance, alpha=alpha,
+                                        beta=beta) == expected, (alpha, effect, beta)
+
+
+def test_a_power_that_is_not_finite_is_refused(monkeypatch):
+    from discpower.stats import design
+
+    class NaNStats:
+        t = scipy.stats.t
+
+        class nct:
+            @staticmethod
+            def sf(*args):
+                return float("nan")
+
+    monkeypatch.setattr(design, "_stats", lambda: NaNStats)
+    with pytest.raises(DiscpowerError, match="not finite"):
+        design_power("paired_t", 30, min_diff=0.05, variance=0.02)
