@@ -43,10 +43,10 @@ from ..typing import Matrix, Seed
 from .matrix import finite_sums, score_matrix
 from .memory import null_trials
 from .result import PairwiseTest
-from .rng import next_u64, seed_value, trial_state
+from .rng import next_u64, seed_value, shuffle, trial_state
 from .tukey import column_sums, exceedance_pvalues
 
-__all__ = ["randomised_max_t", "max_t_test"]
+__all__ = ["randomised_max_t", "max_t_test", "permutation_max_t", "perm_max_t_test"]
 
 _CHUNK = 64  # trials per parallel task: a fixed size, so the work split never depends on the threads
 
@@ -171,4 +171,127 @@ def max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_
     np.fill_diagonal(t, 0.0)
     return PairwiseTest(method="randomised max-t", systems=systems, diff=(S[:, None] - S[None, :]) / n, statistic=t,
                         pvalue=p, n_topics=n, null_distribution=null, n_resamples=n_trials, seed=seed,
+                        means=S / n, plus_one=plus_one)
+
+
+@jit(parallel=True)
+def permutation_maxima(X, n_trials, seed):
+    """max_{i<j} u*_ij^2 for b = 0..n_trials-1, where trial b permutes each topic's row of X across the m
+    systems exactly as the randomised Tukey HSD's trial b does (the same stream, the same shuffles) and
+    u*_ij = |sum_t d*_t| / sqrt(sum_t d*_t^2), d*_t = y_ti - y_tj on the permuted rows y (0 where the sum
+    of squares is 0). O(n m) for the permuted sums, O(n m^2 / 2) for the pairs' sums of squares: unlike a
+    sign flip, a permutation changes every pair's variance."""
+    n, m = X.shape
+    out = np.empty(n_trials)
+    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    for c in prange(n_chunks):
+        perm = np.empty(m, dtype=np.int64)
+        Y = np.empty((n, m))
+        S = np.empty(m)
+        Q = np.empty(m)
+        for b in range(c * _CHUNK, min((c + 1) * _CHUNK, n_trials)):
+            state = trial_state(seed, b)
+            for j in range(m):
+                perm[j] = j
+                S[j] = 0.0
+            for t in range(n):
+                state = shuffle(perm, state)
+                for j in range(m):
+                    y = X[t, perm[j]]
+                    Y[t, j] = y
+                    S[j] += y
+            best = 0.0
+            for i in range(m - 1):
+                for j in range(i + 1, m):
+                    Q[j] = 0.0
+                for t in range(n):
+                    yi = Y[t, i]
+                    for j in range(i + 1, m):
+                        d = yi - Y[t, j]
+                        Q[j] += d * d
+                si = S[i]
+                for j in range(i + 1, m):
+                    if Q[j] > 0.0:
+                        e = si - S[j]
+                        v = (e * e) / Q[j]
+                        if v > best:
+                            best = v
+            out[b] = best
+    return out
+
+
+def permutation_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, systems: Sequence[str] | None = None,
+                      plus_one: bool = True) -> PairwiseTest:
+    """Studentised-permutation max-t test of every pair of systems: the randomised Tukey HSD's relabelling
+    (each topic's m scores permuted across the systems) with the largest paired |t| over the pairs as the
+    statistic instead of the range of the means.
+
+    For systems i and j with per-topic differences d_t = x_ti - x_tj::
+
+        u_ij = |sum_t d_t| / sqrt(sum_t d_t^2),   t_ij = u_ij sqrt(n - 1) / sqrt(n - u_ij^2)   (the paired |t|)
+        for b in 1..B: permute each topic's row of X across the m systems (trial b of the Tukey HSD);
+                       T*_b = max_{i<j} |t*_ij| on the permuted matrix
+        p_ij = (#{b : T*_b >= t_ij - 1e-10} + 1) / (B + 1)          (plus_one=False: count / B)
+
+    Single-step max-T (Westfall & Young 1993): it controls the family-wise error over all C(m, 2) pairs.
+    The Tukey HSD's range of raw means is exact only when the systems are exchangeable (equal variances
+    and correlations); studentising each pair makes the permutation statistic asymptotically valid
+    without exchangeability (Janssen 1997; Chung & Romano 2013), so it holds alpha under the nulls built
+    from real runs whose variances differ (``docs/calibration.md``). A permutation changes each pair's
+    variance, so a trial costs O(n m^2) where the Tukey HSD's costs O(n m).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_topics, n_systems)
+        Scores, one row per topic (at least 2), one column per system.
+    n_trials : int
+        B, the number of random relabellings.
+    seed : int, numpy Generator or None
+        Same seed, same p-values, whatever the number of threads (None draws one and records it); the
+        same seed gives the randomised Tukey HSD's relabellings.
+    systems : sequence of str, optional
+        System names (default: the DataFrame's columns, or S1..Sm).
+    plus_one : bool
+        p = (count + 1) / (B + 1) (default; Phipson & Smyth 2010: never p = 0); False: count / B.
+
+    Returns
+    -------
+    PairwiseTest
+        ``statistic[i, j]`` = |t_ij| (symmetric), ``pvalue`` = p_ij, ``null_distribution`` = the T*_b
+        (so ``delta(alpha)`` is the critical |t|).
+
+    References
+    ----------
+    Westfall & Young, *Resampling-Based Multiple Testing*, Wiley 1993; Janssen, "Studentized permutation
+    tests for non-i.i.d. hypotheses and the generalized Behrens-Fisher problem", Statistics & Probability
+    Letters 36, 1997; Chung & Romano, "Exact and asymptotically robust permutation tests", Annals of
+    Statistics 41(2), 2013; Carterette, TOIS 2012 (the randomised Tukey HSD's relabelling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).random((20, 4))
+    >>> X[:, 0] += 0.3
+    >>> res = permutation_max_t(X, n_trials=2000, seed=1)
+    >>> bool(res.pvalue[0, 1] < 0.05), res.pvalue.shape
+    (True, (4, 4))
+    """
+    X, names = score_matrix(X, systems=systems)
+    finite_sums(X, "studentised-permutation max-t test", squares=True)
+    B = null_trials(n_trials)
+    return perm_max_t_test(X, names, B, seed_value(seed), plus_one=plus_one)
+
+
+def perm_max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:
+    """:func:`permutation_max_t` on a checked matrix and checked trials and seed."""
+    n = X.shape[0]
+    S = column_sums(X)
+    W = pair_weights(X)
+    t = _t(np.abs(S[:, None] - S[None, :]) * W, n)
+    null = _t(np.sqrt(permutation_maxima(X, n_trials, np.uint64(seed))), n)
+    p = exceedance_pvalues(t, null, plus_one=plus_one)
+    np.fill_diagonal(p, np.nan)
+    np.fill_diagonal(t, 0.0)
+    return PairwiseTest(method="studentised-permutation max-t", systems=systems, diff=(S[:, None] - S[None, :]) / n,
+                        statistic=t, pvalue=p, n_topics=n, null_distribution=null, n_resamples=n_trials, seed=seed,
                         means=S / n, plus_one=plus_one)

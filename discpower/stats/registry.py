@@ -28,7 +28,7 @@ import numpy as np
 from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from .matrix import finite_sums, score_matrix
-from .maxt import max_t_test
+from .maxt import max_t_test, perm_max_t_test
 from .result import PairwiseTest
 from .rng import seed_value
 from .significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, fisher_test
@@ -92,6 +92,10 @@ def _max_t(X, systems, B, seed, plus_one):
     return max_t_test(X, systems, B, seed, plus_one=plus_one)
 
 
+def _perm_max_t(X, systems, B, seed, plus_one):
+    return perm_max_t_test(X, systems, B, seed, plus_one=plus_one)
+
+
 def _parametric_tukey(X, systems, B, seed, plus_one):
     return parametric_tukey_hsd(X, systems=systems)
 
@@ -123,6 +127,9 @@ REGISTRY: dict[str, Entry] = {t.name: t for t in (
     Entry("max-t", "randomised max-t test (paired t, sign flips)", "all", True, True, _max_t,
          "randomised max-t test", squares=True,
          reference="Westfall & Young, Resampling-Based Multiple Testing, 1993"),
+    Entry("perm-max-t", "studentised-permutation max-t test (paired t, the Tukey HSD's relabelling)", "all", True,
+          True, _perm_max_t, "studentised-permutation max-t test", squares=True,
+          reference="Westfall & Young 1993; Janssen 1997; Chung & Romano, Annals of Statistics 2013"),
     Entry("parametric-tukey", "paired parametric Tukey HSD (two-way ANOVA)", "all", True, False, _parametric_tukey,
          "parametric Tukey HSD", squares=True, reference="Sakai, Laboratory Experiments in IR, 2018, ch. 4"),
     Entry("t-test", "paired t-test", "all", False, False, _t_test, "paired t-test", squares=True,

@@ -26,6 +26,7 @@ def bare(ev, label="nDCG@10"):
 
 TESTS = {
     "tukey": lambda X, **kw: discpower.randomised_tukey_hsd(X, 300, seed=2, **kw),
+    "perm-max-t": lambda X, **kw: discpower.permutation_max_t(X, 300, seed=2, **kw),
     "t-test": lambda X, **kw: discpower.paired_t_test(X, **kw),
     "t-test-holm": lambda X, **kw: discpower.paired_t_test(X, correction="holm", **kw),
     "parametric-tukey": lambda X, **kw: discpower.parametric_tukey_hsd(X, **kw),
