@@ -4,10 +4,11 @@
 sets that keep X's topics and score distribution but whose truth is known:
 
 * **Type I error (null).** Each simulated data set is drawn from a population built from X in
-  which every system has the same true mean (:mod:`discpower.stats.nulls`): ``"exchangeable"``
-  (each topic's scores permuted across the systems: the randomisation tests' own null),
-  ``"bootstrap"`` (the topics of the column-centred matrix resampled) or ``"copula"`` (each run's
-  empirical marginal, the runs' rank correlation, new topics). Any significant pair is a false
+  which every system has the same true mean (:mod:`discpower.stats.nulls`): ``"copula"`` (the
+  default: each run's empirical marginal, the runs' rank correlation, new topics),
+  ``"common-marginal"`` (the same copula, every run through the pooled scores), ``"exchangeable"``
+  (each topic's scores permuted across the systems: the randomisation tests' own null) or
+  ``"bootstrap"`` (the topics of the column-centred matrix resampled: a stress test). Any significant pair is a false
   discovery; the family-wise error rate (FWER) is the share of simulations with at least one pair at
   p < alpha. ``null`` may instead be a callable that draws a data set from a population of the
   user's choice with equal means -- e.g. unequal variances, where the systems are *not*
@@ -46,11 +47,11 @@ from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..typing import Matrix, Progress, Seed
-from .matrix import score_matrix
+from .matrix import finite_sums, score_matrix
 from .memory import NULL_BYTES, check_memory
 from .rng import seed_value, stream
 from .nulls import null_model
-from .registry import TESTS, check_test, resamples, run_test
+from .registry import TESTS, check_test, lookup, resamples, run_test
 from .ptukey import studentized_range_isf
 from .significance import studentized_ranges
 
@@ -167,7 +168,7 @@ def _se(rate: float, n: int) -> float:
 @scoped
 def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 0.05, n_sim: int = 500,
               n_trials: int = 1000, seed: Seed = 0, deltas: Sequence[float] = (0.01, 0.02, 0.05, 0.1),
-              system: int | str = 0, null: str = "exchangeable", systems: Sequence[str] | None = None,
+              system: int | str = 0, null: str = "copula", systems: Sequence[str] | None = None,
               progress: Progress = None) -> Calibration:
     """Family-wise Type I error and power of pairwise tests on a real topics x systems matrix.
 
@@ -196,17 +197,19 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
         Injected effects for the power rows (empty: Type I error only).
     system : int or str
         The system whose scores are shifted (index or name).
-    null : "exchangeable", "bootstrap", "copula" or callable
+    null : "copula", "common-marginal", "exchangeable", "bootstrap" or callable
         A population built from X in which every system has the same true mean
-        (:mod:`discpower.stats.nulls` gives the formulas): ``"exchangeable"`` permutes each topic's
-        scores across the systems (the randomisation tests' own null: they hold alpha there by
-        construction); ``"bootstrap"`` resamples the topics of the column-centred matrix (keeps the
-        runs' variances and correlations, repeats topics); ``"copula"`` draws new topics from each
-        run's empirical marginal joined by the runs' normal-score rank correlation (keeps variances,
-        ties and correlations, repeats nothing: the null that judges a test). A callable
-        ``null(rng) -> matrix`` draws one data set of X's shape from a population in which every
-        system has the same mean (``rng``: a numpy Generator); X then only gives the shape and the
-        system names.
+        (:mod:`discpower.stats.nulls` gives the formulas and which null judges what): ``"copula"``
+        (default) draws new topics from each run's empirical marginal joined by the runs' normal-score
+        rank correlation (keeps variances, ties and correlations, repeats nothing: a null that judges a
+        test); ``"common-marginal"`` the same copula with every run drawn through the pooled scores of
+        all runs (Urbano, Lima & Hanjalic's design: equal marginals, the runs' dependence);
+        ``"exchangeable"`` permutes each topic's scores across the systems (the randomisation tests' own
+        null: they hold alpha there by construction, a check of the code, not of the test);
+        ``"bootstrap"`` resamples the topics of the column-centred matrix (a stress test: centring makes
+        the differences of near-duplicate runs skewed). A callable ``null(rng) -> matrix`` draws one
+        data set of X's shape from a population in which every system has the same mean (``rng``: a
+        numpy Generator); X then only gives the shape and the system names.
     progress : bool, None or callable
         None (default): a progress bar on stderr when it is a terminal; True: always; False: none (nor
         for the reading and compiling it starts); a callable gets ``(done, total)`` (:mod:`cwla.progress`).
@@ -232,6 +235,10 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
     n_trials = trials_value(n_trials)
     seed = seed_value(seed)
     deltas = _deltas(deltas)
+    if not callable(null):  # the null's grand mean, shifts and the tests' sums: finite, or said before any work
+        for name in tests:
+            entry = None if callable(name) else lookup(name)[0]
+            finite_sums(X, entry.finite if entry else "calibrate", squares=entry.squares if entry else True)
     draw = null if callable(null) else null_model(null, X)
     n, m = X.shape
     if isinstance(system, str):

@@ -215,6 +215,9 @@ def finite_sums(X, test, *, squares=False):
     else:
         return
     largest = float(np.max(np.abs(X)))
+    if not math.isfinite(largest):  # a NaN or an infinity (the score matrices refuse both; a user's null may not)
+        raise DiscpowerError(f"{test}: the scores are not all finite (the largest |score| is {largest}); "
+                             f"every score must be a finite number")
     scale = 10.0 ** math.floor(math.log10(largest))
     raise DiscpowerError(f"{test}: the scores are too large: their {kind} over the topics can overflow to "
                          f"infinity (the largest |score| is {largest:.3g}), and p-values computed from infinity "

@@ -91,5 +91,36 @@ def test_calibrate_takes_the_nulls_by_name(X):
     a = discpower.calibrate(X, "tukey", n_sim=20, n_trials=50, null="copula", seed=3, deltas=[0.1])
     b = discpower.calibrate(X, "tukey", n_sim=20, n_trials=50, null="copula", seed=3, deltas=[0.1])
     assert a.frame.equals(b.frame)
-    with pytest.raises(DiscpowerError, match="'null' parameter must be one of 'exchangeable', 'bootstrap', 'copula'"):
+    with pytest.raises(DiscpowerError, match="'null' parameter must be one of 'copula', 'common-marginal', "
+                                             "'exchangeable', 'bootstrap'"):
         discpower.calibrate(X, "tukey", null="gaussian")
+
+
+def test_calibrate_judges_under_the_copula_null_by_default(X):
+    default = discpower.calibrate(X, "t-test", n_sim=10, deltas=[], seed=3, progress=False)
+    copula = discpower.calibrate(X, "t-test", n_sim=10, deltas=[], seed=3, null="copula", progress=False)
+    assert default.null == "copula" and default.frame.equals(copula.frame)
+
+
+def test_the_common_marginal_null_draws_every_run_through_the_pooled_scores(X):
+    """Urbano, Lima & Hanjalic's design: one marginal (the n m pooled scores) for every run, the copula's
+    dependence: every value is one of X's scores, every run has the pooled distribution (so equal means and
+    variances), and the normal-score rank correlation of the runs is kept."""
+    draw = null_model("common-marginal", X)
+    pooled = np.sort(X, axis=None)
+    Ys = np.concatenate([draw(np.random.default_rng(s)) for s in range(400)])
+    assert set(np.unique(Ys)) <= set(pooled)
+    # the quantile index is uniform on 0..nm-1: each run's expected score is the pooled mean exactly
+    N = pooled.size
+    k = np.minimum((((np.arange(N) + 0.5) / N) * N).astype(int), N - 1)
+    assert pooled[k].mean() == pytest.approx(X.mean(), abs=1e-12)
+    np.testing.assert_allclose(Ys.mean(axis=0), X.mean(), atol=0.01)
+    np.testing.assert_allclose(Ys.std(axis=0), pooled.std(), rtol=0.03)  # one spread for every run
+    assert np.ptp(X.mean(axis=0)) > 0.2  # unlike X's runs, whose means differ
+    # the constant run of X is drawn through the pooled marginal too (its dependence: none)
+    assert Ys[:, 3].std() == pytest.approx(pooled.std(), rel=0.03)
+
+    def normal_scores(A):
+        return np.corrcoef(scipy.special.ndtri((scipy.stats.rankdata(A, axis=0) - 0.5) / len(A)), rowvar=False)
+
+    np.testing.assert_allclose(normal_scores(Ys[:, :3]), normal_scores(X[:, :3]), atol=0.04)
