@@ -51,7 +51,7 @@ from ..stats.matrix import score_matrix
 from ..stats.memory import null_memory
 from ..stats.result import PairwiseTest
 from ..stats.rng import seed_value
-from ..stats.registry import TESTS, check_test, resamples, significance_test
+from ..stats.registry import TESTS, check_reachable, check_test, resamples, significance_test
 from ..stats.similarity import kendall_tau_b
 from ..typing import MetricLike, Progress, QrelsLike, RunsLike, Seed
 
@@ -474,6 +474,7 @@ class QrelsComparer(Displayed):
             null_memory(n_trials, tests=len(labels) + 1)
         if not isinstance(runs, Evaluator):
             evaluator = evaluator_for(runs, metric, options, func, hold=True)
+        check_reachable(test, len(evaluator.runs.names), n_trials, alpha)  # a correction this B cannot pass: refused
         g = read_qrels(truth)
         col = evaluator.prepare(Judgements.from_frame(g))  # the truth joined with the runs once
         scored = {label: evaluator.score(col, metrics=[label]) for label in evaluator.labels}

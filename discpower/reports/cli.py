@@ -7,8 +7,8 @@ Usage::
                    [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR]
                    [--format tsv|jsonl|markdown] [--quiet]
     discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--gain G] [--cutoff K] [--depth H]
-                   [--stop] [--order O] [--trials B] [--alpha A] [--seed S] [--test T] [--direction-aware]
-                   [--pairs FILE] [--format tsv|jsonl|markdown] [--quiet]
+                   [--stop] [--order O] [--trials B] [--alpha A] [--seed S] [--test T] [--correction C]
+                   [--direction-aware] [--pairs FILE] [--format tsv|jsonl|markdown] [--quiet]
     discpower compare QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
                    [--baseline RUN ...] [--test T] [--correction C] [--ci] [--booktabs] [--alpha A] [--trials B] [--seed S] [--no-plus-one]
                    [--format tsv|jsonl|markdown|latex] [--digits N] [--quiet]
@@ -33,7 +33,7 @@ prints ``measure, value`` lines (TP, TN, FP, FN, 1P, 1R, 2P, 2R, BAC, MCC, ...).
 ``compare`` prints the systems' comparison table (:func:`discpower.reports.systems.compare_systems`): per
 metric and system the mean, its confidence interval and the significance marks -- against
 ``--baseline`` (a run name, or one of the RUN files as given) with ``--correction`` over the
-comparisons with it, or of all pairs (default: the paired randomised Tukey HSD) -- as tidy TSV
+comparisons with it, or of all pairs (default: the studentised-permutation max-t, ``perm-max-t``) -- as tidy TSV
 (one line per metric and system), a Markdown table or a LaTeX table.
 
 No output (``--pairs FILE``, ``--figures DIR``) may be one of the input files: that is refused
@@ -62,7 +62,7 @@ from cwla._shared import FORMATS, Report, render
 
 from .._plots import pyplot
 from ..errors import DiscpowerError
-from ..stats.registry import FAMILY_WISE, NAMES, check_test
+from ..stats.registry import NAMES, check_test, resolve
 from ..stats.significance import CORRECTIONS
 
 __all__ = ["main"]
@@ -136,7 +136,11 @@ def _parser() -> argparse.ArgumentParser:
     add_option_arguments(c)
     c.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
                    help=f"pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a correction, "
-                        f"e.g. t-test-holm (default tukey)")
+                        f"e.g. t-test-holm (default tukey, the published qrels comparisons' test; perm-max-t holds "
+                        f"alpha under the data-based nulls, docs/calibration.md)")
+    c.add_argument("--correction", default="none", choices=("none",) + tuple(c for c in CORRECTIONS if c),
+                   help="multiple-comparison correction of a per-pair test's p-values over all pairs (the same as "
+                        "--test TEST-CORRECTION)")
     c.add_argument("--trials", type=int, default=10_000, metavar="B", help="Tukey HSD trials (10000)")
     c.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
     c.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
@@ -164,13 +168,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="a baseline run: its name (file name without .gz) or one of the RUN files as given; "
                         "repeatable (each baseline against every other run, one family per metric); "
                         "default: compare all pairs")
-    s.add_argument("--test", default="tukey", choices=NAMES,
-                   help="the significance test (default tukey: paired randomised Tukey HSD; wilcoxon: scipy's "
-                        "Wilcoxon signed-rank; sign: the exact sign test)")
+    s.add_argument("--test", default="perm-max-t", type=_test_name, metavar="TEST",
+                   help=f"the significance test: {', '.join(NAMES)}, or a test that is not family-wise with a "
+                        f"correction, e.g. t-test-holm (default perm-max-t: the studentised-permutation max-t, "
+                        f"family-wise over all pairs; tukey: the paired randomised Tukey HSD)")
     s.add_argument("--correction", default="none", choices=("none",) + tuple(c for c in CORRECTIONS if c),
                    help="multiple-comparison correction of the per-pair tests' p-values (statsmodels' names; bh = "
                         "fdr_bh), per metric over the comparisons with the baselines (or all pairs); none with a "
-                        "Tukey HSD")
+                        "family-wise test (perm-max-t, tukey, max-t, parametric-tukey)")
     s.add_argument("--alpha", type=float, default=0.05, metavar="A",
                    help="significance level; the intervals are 1 - A (default 0.05)")
     s.add_argument("--trials", type=int, default=10_000, metavar="B",
@@ -260,9 +265,11 @@ def _cmd_compare(args) -> int:
     from ..qrels.compare import COUNTS, MEANINGS, QrelsComparer
 
     check_outputs([("--pairs", args.pairs)], _inputs(args))
+    found, correction = resolve(args.test, None if args.correction == "none" else args.correction)
+    test = found.name if correction is None else f"{found.name}-{correction}"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        comparer = QrelsComparer.build(args.truth, args.runs, args.metric, test=args.test, alpha=args.alpha,
+        comparer = QrelsComparer.build(args.truth, args.runs, args.metric, test=test, alpha=args.alpha,
                                        n_trials=args.trials, seed=args.seed, direction_aware=args.direction_aware,
                                        kappa_threshold=args.kappa_threshold, kappa_weights=args.kappa_weights,
                                        topics=args.topics, one_metric="compare-qrels", **evaluation_options(args))
@@ -328,10 +335,6 @@ def _cmd_compare_systems(args) -> int:
                          f"the intervals in its ci_low, ci_high columns already")
     if args.booktabs and args.format != "latex":
         raise ValueError("--booktabs applies to --format latex")
-    if args.correction != "none" and check_test(args.test) in FAMILY_WISE:
-        raise ValueError(f"--correction {args.correction} with --test {args.test}: the test already controls "
-                         f"the family-wise error over all pairs; use --correction none, or --test t-test, "
-                         f"fisher, bootstrap, wilcoxon or sign with --correction {args.correction}")
     if not 0 <= args.digits <= 15:
         raise ValueError(f"--digits must be an integer in [0, 15], got {args.digits}")
     metrics, options = scoring_options(args, default_metric=None)

@@ -64,7 +64,7 @@ from ..scoring import evaluation_of
 from ..stats.matrix import labelled_axes, score_matrix
 from ..stats.memory import null_trials
 from ..stats.rng import seed_value
-from ..stats.registry import REGISTRY, pair_pvalue, run_test, lookup
+from ..stats.registry import REGISTRY, check_reachable, pair_pvalue, resolve, run_test
 from ..stats.registry import TESTS as REGISTRY_TESTS
 from ..stats.significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_correction, checked_pvalue
 from ..stats.tukey import column_sums
@@ -171,24 +171,15 @@ def _join(markers: Sequence[str]) -> str:
 
 def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | tuple[str, ...] | None, TestLike,
                                                                         str | None, float, int | None, int | None]:
-    """The comparison's options checked before any file is read; returns them normalised."""
-    named = isinstance(test, str)
-    try:
-        found = lookup(test, corrected=False)[0] if named else None
-    except DiscpowerError:
+    """The comparison's options checked before any file is read; returns them normalised. A test name is the
+    registry's (:func:`discpower.stats.registry.resolve`): ``"<test>-<correction>"`` (``"t-test-holm"``) or
+    the test and ``correction`` apart."""
+    if callable(test):
         found = None
-    if found is None and not callable(test):
-        raise DiscpowerError(f"The 'test' parameter must be one of {', '.join(repr(t) for t in TESTS)} or a callable "
-                             f"test(x, y) -> p-value (e.g. scipy.stats.wilcoxon); 'randomisation' is 'fisher'. "
-                             f"Got {test!r} instead.")
-    if found is not None:
+        correction = check_correction(correction)
+    else:
+        found, correction = resolve(test, correction)
         test = found.name
-    correction = check_correction(correction)
-    if found is not None and found.family_wise and correction is not None:
-        per_pair = ", ".join(repr(t.name) for t in REGISTRY.values() if not t.family_wise)
-        raise DiscpowerError(f"test={test!r} already controls the family-wise error over all pairs of systems; "
-                             f"correction must be None (got {correction!r}). For a corrected family use "
-                             f"test={per_pair} or a callable with correction={correction!r}")
     baseline = _baseline_option(baseline)
     alpha = alpha_level(alpha)
     if found is not None and found.resampling:
@@ -797,7 +788,7 @@ def _md(text: str) -> str:
 # ----------------------------------------------------------------------------- entry points
 
 def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequence[str] | None = None,
-                   topics: Sequence[str] | None = None, baseline: BaselineLike = None, test: TestLike = "tukey",
+                   topics: Sequence[str] | None = None, baseline: BaselineLike = None, test: TestLike = "perm-max-t",
                    correction: str | None = None, alpha: float = 0.05, n_trials: int = 10_000,
                    seed: Seed = 0, plus_one: bool = True) -> SystemComparison:
     """:func:`compare_systems` on score matrices already computed.
@@ -848,6 +839,8 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
     bs = () if baseline is None else (names.index(baseline),) if isinstance(baseline, str) \
         else tuple(names.index(b) for b in baseline)
     k, m, n = len(labels), len(names), len(topic_names)
+    if not callable(test) and correction is not None:  # before any resampling: can the family reach significance?
+        check_reachable(f"{test}-{correction}", m, B, alpha, plus_one, family=len(_family(m, bs)[0]))
     means, low, high = np.empty((k, m)), np.empty((k, m)), np.empty((k, m))
     diff, effect, raw, adjusted = (np.empty((k, m, m)) for _ in range(4))
     for q, X in enumerate(matrices):
@@ -869,7 +862,7 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
 
 def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
                     metrics: MetricsLike | None = None, *, baseline: BaselineLike = None,
-                    test: TestLike = "tukey", correction: str | None = None, alpha: float = 0.05,
+                    test: TestLike = "perm-max-t", correction: str | None = None, alpha: float = 0.05,
                     n_trials: int = 10_000, seed: Seed = 0, plus_one: bool = True,
                     **options: object) -> SystemComparison:
     """Compare systems: per metric, each system's mean, confidence interval, effect size and significance.
@@ -883,14 +876,17 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
       differences (:func:`effect_sizes`): with a baseline, each system against it;
     * **significance** (two-sided, ``p < alpha``):
 
-      - ``baseline=None`` (all pairs): ``test="tukey"`` (default) is the paired randomised Tukey HSD
-        (Carterette 2012; Sakai 2014, 2018): with column sums S_j and, for b = 1..B, S*_j the sums
-        after permuting each topic's scores across the systems, ``r_b = (max_j S*_j - min_j S*_j) / n``
-        and ``p_ij = #{b : r_b >= |S_i - S_j| / n - 1e-10} / B``
-        (:func:`discpower.randomised_tukey_hsd`, seeded, identical whatever the number of threads). It controls the family-wise error over all C(m, 2) pairs
-        itself, as do ``"max-t"`` (the randomised max-t test, :func:`discpower.randomised_max_t`: each
-        pair's paired t against the sign-flip maximum over all pairs) and ``"parametric-tukey"`` (Sakai's
-        two-way ANOVA Tukey HSD, :func:`discpower.parametric_tukey_hsd`): ``correction`` must be None.
+      - ``baseline=None`` (all pairs): ``test="perm-max-t"`` (default) is the studentised-permutation
+        max-t test (:func:`discpower.permutation_max_t`): each topic's scores permuted across the systems
+        B times, each pair's paired |t| against the largest paired |t| over all pairs of each relabelling,
+        seeded, identical whatever the number of threads. It controls the family-wise error over all
+        C(m, 2) pairs and holds it under the nulls built from real runs (``docs/calibration.md``: the
+        recommendation and its figures). ``"tukey"`` is the paired randomised Tukey HSD (Carterette 2012;
+        Sakai 2014, 2018; :func:`discpower.randomised_tukey_hsd`: the range of the permuted means,
+        ``p_ij = (#{b : r_b >= |S_i - S_j| / n - 1e-10} + 1) / (B + 1)``), the published papers' test;
+        ``"max-t"`` the sign-flip max-t (:func:`discpower.randomised_max_t`) and ``"parametric-tukey"``
+        Sakai's two-way ANOVA Tukey HSD (:func:`discpower.parametric_tukey_hsd`). These control the
+        family-wise error themselves: ``correction`` must be None.
         ``"t-test"``, ``"fisher"`` (alias ``"randomisation"``) and ``"bootstrap"`` test each pair and ``correction`` adjusts the
         C(m, 2) p-values of each metric, as do the other per-pair tests below. Each system's cell
         lists the markers (:func:`marker_labels`) of the systems it significantly beats.
@@ -943,10 +939,16 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
         What to compare the systems on (e.g. ``["nDCG@10", "RBP_ERG"]``).
     baseline : str, list or tuple of str, optional
         The name of the baseline run, or the names of several; None compares all pairs.
-    test : {"tukey", "max-t", "parametric-tukey", "t-test", "fisher", "bootstrap", "wilcoxon", "sign"} or callable
-        The test (:mod:`discpower.stats.registry`; ``"randomisation"`` is ``"fisher"``); a callable ``test(x, y) -> p-value`` (or an object with ``.pvalue``) tests each pair.
+    test : str or callable
+        A test of the registry (:mod:`discpower.stats.registry`): ``"perm-max-t"`` (default), ``"tukey"``,
+        ``"max-t"``, ``"parametric-tukey"``, ``"t-test"``, ``"fisher"`` (alias ``"randomisation"``),
+        ``"bootstrap"``, ``"wilcoxon"``, ``"sign"``, a test that is not family-wise with its correction as
+        ``"<test>-<correction>"`` (``"t-test-holm"``); or a callable ``test(x, y) -> p-value`` (or an object
+        with ``.pvalue``) that tests each pair. A randomised test with a correction its smallest p-value
+        1/(B + 1) cannot pass (e.g. ``"fisher-holm"`` over 1,711 pairs at B = 10,000) is refused, with the
+        B that can.
     correction : one of :data:`CORRECTIONS`
-        None, ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"sidak"``, ``"holm-sidak"``, ``"simes-hochberg"``,
+        The correction apart from the test's name (the same as ``test="<test>-<correction>"``): None, ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"sidak"``, ``"holm-sidak"``, ``"simes-hochberg"``,
         ``"hommel"``, ``"fdr_bh"``, ``"fdr_by"``, ``"fdr_tsbh"``, ``"fdr_tsbky"``.
     alpha : float in (0, 1)
         Significance level; the confidence intervals are ``1 - alpha``.

@@ -51,7 +51,7 @@ from .matrix import finite_sums, score_matrix
 from .memory import NULL_BYTES, check_memory
 from .rng import seed_value, stream
 from .nulls import null_model
-from .registry import TESTS, check_test, lookup, resamples, run_test
+from .registry import TESTS, check_reachable, check_test, lookup, resamples, run_test
 from .ptukey import studentized_range_isf
 from .significance import studentized_ranges
 
@@ -235,6 +235,8 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
     n_trials = trials_value(n_trials)
     seed = seed_value(seed)
     deltas = _deltas(deltas)
+    for name in tests:  # a randomised test with a correction its smallest p-value cannot pass: refused
+        check_reachable(name, X.shape[1], n_trials, alpha)
     if not callable(null):  # the null's grand mean, shifts and the tests' sums: finite, or said before any work
         for name in tests:
             entry = None if callable(name) else lookup(name)[0]

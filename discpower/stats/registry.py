@@ -31,12 +31,13 @@ from .matrix import finite_sums, score_matrix
 from .maxt import max_t_test, perm_max_t_test
 from .result import PairwiseTest
 from .rng import seed_value
-from .significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, fisher_test
+from .significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, check_correction, fisher_test
 from .significance import mean_diff, paired_t_test, parametric_tukey_hsd, sign_test, wilcoxon_test
 from .tukey import tukey_test
 
 __all__ = ["Entry", "REGISTRY", "TESTS", "NAMES", "FAMILY_WISE", "RESAMPLING", "lookup", "check_test", "run_test",
-           "pair_pvalue", "resamples", "words_of", "significance_test"]
+           "pair_pvalue", "resamples", "words_of", "significance_test", "resolve", "reachable", "trials_needed",
+           "check_reachable"]
 
 #: run(X, systems, n_trials, seed, plus_one) -> PairwiseTest, on a checked matrix (n_trials and seed None
 #: for a test that does not resample)
@@ -186,6 +187,66 @@ def check_test(test: object, *, corrected: bool = True) -> object:
         return test
     found, correction = lookup(test, corrected=corrected)
     return found.name if correction is None else f"{found.name}-{correction}"
+
+
+def resolve(test: object, correction: object = None) -> tuple[Entry, str | None]:
+    """(the test, its correction or None) of a name given as ``"<test>-<correction>"`` or as a name and a
+    ``correction`` apart (both ways at once only if they agree); one message for an unknown name, and a
+    family-wise test takes no correction."""
+    found, named = lookup(test)
+    given = check_correction(correction)
+    if named is not None and given is not None and named != given:
+        raise DiscpowerError(f"test {test!r} names the correction {named!r}, and correction={given!r} another; "
+                             f"give it once")
+    correction = named or given
+    if correction is not None and found.family_wise:
+        per_pair = ", ".join(repr(t.name) for t in REGISTRY.values() if not t.family_wise)
+        raise DiscpowerError(f"test {found.name!r} controls the family-wise error over all pairs itself; it takes "
+                             f"no correction (got {correction!r}). A corrected family: one of {per_pair} with a "
+                             f"correction, e.g. 't-test-{correction}'")
+    return found, correction
+
+
+def reachable(correction: str | None, family: int, n_trials: int, alpha: float, plus_one: bool = True) -> bool:
+    """Whether a family of ``family`` randomised p-values, each at least 1/(B + 1) (``plus_one``; 0 else), can
+    have any member significant (adjusted p < alpha) after ``correction``: the corrections are monotone, so the
+    best case is every p-value at its smallest, 1/(B + 1)."""
+    if correction is None or not plus_one or family < 1:
+        return True
+    p = np.full(family, 1.0 / (n_trials + 1))
+    return bool(np.any(adjust_pvalues(p, correction, alpha=alpha) < alpha))
+
+
+def trials_needed(correction: str | None, family: int, alpha: float) -> int:
+    """The smallest B at which :func:`reachable` holds (plus-one p-values)."""
+    lo, hi = 1, 2
+    while not reachable(correction, family, hi, alpha):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reachable(correction, family, mid, alpha) else (mid, hi)
+    return hi
+
+
+def check_reachable(test: object, n_systems: int, n_trials: int | None, alpha: float, plus_one: bool = True, *,
+                    family: int | None = None) -> None:
+    """Refuse a randomised test whose p-values cannot be significant at this B: with plus-one p-values the
+    smallest is 1/(B + 1), and a correction over a family of k comparisons (default C(m, 2)) may need less
+    (Holm's or Bonferroni's first threshold is alpha / k). The message gives the B that can."""
+    if callable(test) or n_trials is None:
+        return
+    found, correction = lookup(test)
+    if not found.resampling:
+        return
+    k = n_systems * (n_systems - 1) // 2 if family is None else family
+    if reachable(correction, k, n_trials, alpha, plus_one):
+        return
+    needed = trials_needed(correction, k, alpha)
+    how = f"{CORRECTION_NAMES[correction]}'s correction over {k:,} comparisons"
+    raise DiscpowerError(
+        f"test {check_test(test)!r} at B = {n_trials:,} can find no pair significant: its smallest p-value, "
+        f"1/(B + 1) = {1 / (n_trials + 1):.2g}, cannot pass {how} at alpha {alpha:g}. B >= {needed:,} can "
+        f"(n_trials={needed}), or take a family-wise test that needs no correction (test='perm-max-t')")
 
 
 def resamples(test: object) -> bool:

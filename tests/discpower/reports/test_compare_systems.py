@@ -14,6 +14,7 @@ import pytest
 import scipy.stats
 
 import cwla
+import discpower
 from conftest import shared_path
 from discpower import DiscpowerError
 from discpower.reports.systems import (SystemComparison, compare_scores, compare_systems, confidence_intervals,
@@ -71,7 +72,7 @@ def _check_against_tukey(res, X, systems, B, seed, q=0):
 
 
 def test_tukey_marks_the_pairs_of_randomised_tukey_hsd(ev):
-    res = compare_systems(ev, n_trials=3000, seed=7)
+    res = compare_systems(ev, test="tukey", n_trials=3000, seed=7)
     assert isinstance(res, SystemComparison) and res.test == "tukey" and res.correction is None
     assert res.systems == ev.runs and res.metrics == ev.labels and res.topics == ev.topics
     for q in range(2):
@@ -81,12 +82,13 @@ def test_tukey_marks_the_pairs_of_randomised_tukey_hsd(ev):
     assert wins.wins.sum() == wins.losses.sum() == res.significant(0).sum() // 2 + res.significant(1).sum() // 2
 
 
+@pytest.mark.slow
 def test_dl19_tukey_marks_the_pairs_of_randomised_tukey_hsd(tmp_path):
     root = shared_path("trec-dl-2019-passage")
     runs = sorted((root / "runs").glob("*.gz"))
     assert len(runs) == 37
     qrels = root / "qrels" / "qrels.dl19-passage.txt"
-    res = compare_systems(qrels, runs, ["nDCG@10"], n_trials=10_000, seed=0)
+    res = compare_systems(qrels, runs, ["nDCG@10"], test="tukey", n_trials=10_000, seed=0)
     ev = cwla.evaluate(qrels, runs, ["nDCG@10"])
     assert res.systems == ev.runs and res.n_topics == 43
     significant = _check_against_tukey(res, ev.values[0].T, ev.runs, 10_000, 0)
@@ -99,7 +101,7 @@ def test_dl19_tukey_marks_the_pairs_of_randomised_tukey_hsd(tmp_path):
 
 
 def test_baseline_tukey_reads_the_baseline_row(spread):
-    res = compare_scores(spread, baseline="sys2", n_trials=2000, seed=3)
+    res = compare_scores(spread, baseline="sys2", test="tukey", n_trials=2000, seed=3)
     tk = randomised_tukey_hsd(spread, 2000, 3)
     b = 2
     np.testing.assert_array_equal(res.pvalue[0, b], tk.pvalue[b])
@@ -112,7 +114,7 @@ def test_baseline_tukey_reads_the_baseline_row(spread):
 
 def test_sakai_table_5_1_paired_versus_unpaired():
     """docs/compare.md: the paired randomised Tukey HSD against scipy's unpaired one (ranx's 'tukey')."""
-    res = compare_scores(SAKAI, n_trials=100_000, seed=1)
+    res = compare_scores(SAKAI, test="tukey", n_trials=100_000, seed=1)
     p = res.pvalue[0]
     for (i, j), expected in {(0, 1): .3036, (0, 2): .1069, (1, 2): .8918}.items():
         assert p[i, j] == pytest.approx(expected, abs=0.006)
@@ -350,10 +352,16 @@ def test_plot(spread):
 @pytest.mark.parametrize("kwargs, message", [
     (dict(baseline="nope"), r"unknown baseline 'nope': the systems are 'sys0', 'sys1'"),
     (dict(baseline=3), "The 'baseline' parameter must be a run name"),
-    (dict(test="tukey-unpaired"), "The 'test' parameter must be one of 'tukey', 'max-t', 'parametric-tukey'"),
+    (dict(test="tukey-unpaired"), "unknown test 'tukey-unpaired'; accepted: 'tukey', 'max-t', 'perm-max-t', "
+                                  "'parametric-tukey'"),
     (dict(correction="fdr"), "The 'correction' parameter must be None, 'holm', 'bonferroni' or 'bh'"),
-    (dict(correction="holm"), "test='tukey' already controls the family-wise error"),
-    (dict(test="parametric-tukey", correction="bh"), "correction must be None"),
+    (dict(correction="holm"), "test 'perm-max-t' controls the family-wise error over all pairs itself; it takes no "
+                              "correction"),
+    (dict(test="tukey", correction="holm"), "test 'tukey' controls the family-wise error"),
+    (dict(test="parametric-tukey", correction="bh"), "it takes no correction .got 'bh'.. A corrected family: one of "
+                                                     "'t-test', 'fisher'"),
+    (dict(test="t-test-holm", correction="bh"), "test 't-test-holm' names the correction 'holm', and "
+                                                "correction='bh' another"),
     (dict(alpha=0.0), r"The 'alpha' parameter must be a number in the open interval \(0, 1\)"),
     (dict(alpha=1.0), "open interval"),
     (dict(alpha=True), "open interval"),
@@ -395,7 +403,7 @@ def test_bad_compare_systems_calls(ev, tmp_path):
     with pytest.raises(DiscpowerError, match="unknown metric 'AP'"):
         compare_systems(ev, n_trials=100).significant("AP")
     # options are checked before anything is read
-    with pytest.raises(DiscpowerError, match="The 'test' parameter"):
+    with pytest.raises(DiscpowerError, match="unknown test 'ttest'; accepted"):
         compare_systems(tmp_path / "missing-qrels", [tmp_path / "missing-run"], ["P@5"], test="ttest")
 
 
@@ -441,3 +449,39 @@ def test_frames_of_different_topics_are_refused():
     with pytest.raises(DiscpowerError, match="same topics in the same order"):
         compare_scores({"m1": a, "m2": b}, test="t-test")
     assert compare_scores({"m1": a, "m2": a}, test="t-test").topics == tuple("vwxyz")
+
+
+# ----------------------------------------------------------------------------- one registry, one default
+
+def test_the_default_is_the_studentised_permutation_max_t(spread):
+    """"Which pairs differ" defaults to the family-wise test that holds alpha under the data-based nulls
+    (docs/calibration.md): its p-values are discpower.permutation_max_t's."""
+    res = compare_scores(spread, n_trials=2000, seed=4)
+    assert res.test == "perm-max-t" and res.correction is None and res.n_trials == 2000
+    direct = discpower.permutation_max_t(spread, 2000, seed=4)
+    np.testing.assert_array_equal(res.pvalue_raw[0], direct.pvalue)
+    assert "studentised-permutation max-t" in res.description()
+
+
+def test_a_test_with_its_correction_in_the_name_is_the_test_and_the_correction(spread):
+    named = compare_scores(spread, test="t-test-holm")
+    apart = compare_scores(spread, test="t-test", correction="holm")
+    assert (named.test, named.correction) == ("t-test", "holm")
+    np.testing.assert_array_equal(named.pvalue, apart.pvalue)
+    fisher = compare_scores(spread, test="randomisation-bh", n_trials=300, seed=1)
+    assert (fisher.test, fisher.correction) == ("fisher", "bh")
+
+
+def test_a_correction_randomised_p_values_cannot_pass_is_refused_with_the_b_that_can():
+    """Fisher's test at B = 10,000 with Holm over the 1,711 pairs of 59 runs: the smallest p-value, 1/10,001,
+    is above Holm's first threshold .05/1,711, so no pair could be significant -- refused, never a silent 0."""
+    X = np.random.default_rng(3).random((20, 59))
+    with pytest.raises(DiscpowerError, match=r"test 'fisher-holm' at B = 10,000 can find no pair significant.*"
+                                             r"Holm's correction over 1,711 comparisons.*B >= 34,220 can"):
+        compare_scores(X, test="randomisation", correction="holm", n_trials=10_000)
+    # against one baseline the family is 58 comparisons: .05 / 58 > 1 / 10,001 -- it runs
+    with pytest.raises(DiscpowerError, match="B >= 1,160 can"):
+        compare_scores(X, baseline="S1", test="fisher-holm", n_trials=1000)
+    ok = compare_scores(X[:, :6], baseline="S1", test="fisher-holm", n_trials=200, seed=1)
+    assert ok.correction == "holm"
+    assert compare_scores(X[:, :4], test="fisher-holm", n_trials=200, seed=1, plus_one=False).correction == "holm"

@@ -128,6 +128,7 @@ def test_meta_needs_a_metric(tmp_path, capsys):
     assert "no metric given" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_console_entry_point():
     out = subprocess.run([sys.executable, "-m", "discpower", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("discpower ")
@@ -186,10 +187,15 @@ def test_compare_baseline_by_name_equals_by_path(trec, capsys):
 
 @pytest.mark.parametrize("extra, message", [
     (["--baseline", "run9"], "unknown baseline 'run9': the runs are 'run01', 'run02'"),
-    (["--correction", "holm"], "--correction holm with --test tukey"),
+    (["--correction", "holm"], "test 'perm-max-t' controls the family-wise error over all pairs itself; it takes no "
+                               "correction"),
+    (["--test", "tukey", "--correction", "holm"], "test 'tukey' controls the family-wise error"),
+    (["--test", "t-test-holm", "--correction", "bh"], "test 't-test-holm' names the correction 'holm'"),
+    (["--test", "fisher", "--correction", "holm", "--trials", "10"], "test 'fisher-holm' at B = 10 can find no pair "
+                                                                     "significant"),
     (["--alpha", "1.5"], "The 'alpha' parameter must be a number in the open interval (0, 1)"),
     (["--trials", "0"], "The 'n_trials' parameter must be an integer >= 1"),
-    (["--test", "anova"], "invalid choice: 'anova'"),
+    (["--test", "anova"], "unknown test 'anova'; accepted: 'tukey'"),
     (["--format", "html"], "invalid choice: 'html'"),
     (["--digits", "-2"], "--digits must be an integer in [0, 15], got -2"),
 ])
@@ -232,6 +238,7 @@ def test_compare_qrels_command_errors(tmp_path, capsys):
     assert "discpower: error:" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_dl19_compare_qrels_command_end_to_end_is_stable_across_seeds(tmp_path, capsys):
     root = shared_path("trec-dl-2019-passage")
     runs = [str(p) for p in sorted((root / "runs").glob("*.gz"))]
@@ -390,3 +397,31 @@ def test_compare_qrels_command_takes_every_scoring_option(cli_files, capsys):
     for measure in ("TP", "FN", "FP", "TN", "pairs"):
         assert int(printed[measure]) == expected.measures[measure]
     assert float(printed["tau"]) == pytest.approx(expected.measures["tau"], abs=1e-6)
+
+
+def test_compare_takes_a_test_with_its_correction_in_the_name(trec, capsys):
+    from discpower.reports.systems import compare_systems
+
+    qrels, runs = trec
+    assert main(["compare", qrels, *runs, "-m", "P@5", "--test", "t-test-holm"]) == 0
+    got = pd.read_csv(io.StringIO(without_header(capsys.readouterr().out)), sep="\t", keep_default_na=False,
+                      dtype={"significance": str})
+    expected = compare_systems(qrels, runs, ["P@5"], test="t-test", correction="holm").to_frame()
+    assert got.significance.tolist() == expected.significance.tolist()
+    assert main(["compare", qrels, *runs, "-m", "P@5", "--test", "t-test", "--correction", "holm"]) == 0
+    again = pd.read_csv(io.StringIO(without_header(capsys.readouterr().out)), sep="\t", keep_default_na=False,
+                        dtype={"significance": str})
+    assert again.significance.tolist() == got.significance.tolist()
+
+
+def test_compare_qrels_takes_the_correction_apart_or_in_the_test_name(trec, capsys):
+    qrels, runs = trec
+    candidate = qrels  # the same qrels as the candidate: the two spellings must print the same report
+    outputs = []
+    for extra in (["--test", "t-test-holm"], ["--test", "t-test", "--correction", "holm"]):
+        assert main(["compare-qrels", "--truth", qrels, "--candidate", candidate, *runs, *extra]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and "# test: paired t-test (holm)" in outputs[0]
+    assert main(["compare-qrels", "--truth", qrels, "--candidate", candidate, *runs, "--test", "fisher",
+                 "--correction", "bonferroni", "--trials", "50"]) == 2
+    assert "B >= 200 can" in capsys.readouterr().err  # 10 pairs: 10 / (B + 1) < .05
