@@ -29,12 +29,12 @@ from .._plots import pyplot
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of, parsed_metrics
-from ..stats.matrix import finite_sums, score_array, score_matrix
+from ..stats.matrix import score_array, score_matrix
 from ..stats.memory import check_memory
 from ..stats.power import asl_curves, discriminative_power, plot_asl_curves
 from ..stats.rng import child_seeds, seed_value
 from ..stats.similarity import TIE_TOLERANCE, ranking_similarity
-from ..stats.tukey import tukey_test
+from ..stats.registry import check_reachable, check_test, run_test, words_of
 from ..typing import Families, MetricsLike, Progress, QrelsLike, RunsLike, Seed
 from .consistency import split_half, split_half_memory
 from .families import family_power, family_tests, metric_families
@@ -178,7 +178,7 @@ def meta_memory(n_metrics: int, n_trials: int, n_splits: int, split_trials: int)
 def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
                   metrics: MetricsLike | None = None, *, n_trials: int = 2000, n_splits: int = 1000,
                   split_trials: int | None = None, alpha: float = 0.05, seed: Seed = 0, progress: Progress = None,
-                  families: Families = None, **options: object) -> MetaEvaluation:
+                  families: Families = None, test: str = "tukey", **options: object) -> MetaEvaluation:
     """Meta-evaluate metrics: discriminative power, ASL curves, ranking similarity, split-half consistency.
 
     Parameters
@@ -209,6 +209,13 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
         for Chen & Sakai's grid (labels ``Model_Aggregation``, as ``cwla.chen_sakai_grid`` gives),
         otherwise one family of all the metrics; with a single metric (and no splits), no families.
         See :func:`discpower.metrics.families.metric_families`.
+    test : str
+        The pairwise test of each metric's runs, by name (:mod:`discpower.stats.registry`; a test that
+        is not family-wise with its correction, ``"t-test-holm"``). Default ``"tukey"``, the paired
+        randomised Tukey HSD, the test of the papers this reproduces (Sakai 2006; Chen & Sakai 2023), so
+        that discriminative power is comparable with their figures; ``"perm-max-t"`` is the family-wise
+        test that holds alpha under the nulls built from real runs (``docs/calibration.md``). The
+        split-half analysis keeps Chen & Sakai's Tukey HSD over the splits.
 
     Returns
     -------
@@ -234,6 +241,10 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     n_splits = check(n_splits, "n_splits", Interval("int", 0, 0), Interval("int", 2, None), error=DiscpowerError,
                      rule="0 (no split-half analysis) or an integer >= 2")
     seed = seed_value(seed)
+    if callable(test):
+        raise DiscpowerError("meta_evaluate takes a test by name (discpower.stats.registry), e.g. test='tukey' or "
+                             "test='perm-max-t'")
+    test = check_test(test)
     tukey_seed, split_seed = child_seeds(seed, n=2)
     func = "meta_evaluate"
     if isinstance(qrels, Evaluation):
@@ -260,12 +271,12 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     if len(ev.runs) < 5:
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
                              f"n > 4); got {len(ev.runs)}")
-    tick = reporter(progress, len(ev.labels) * B, "randomised Tukey HSD", unit="trials")
+    check_reachable(test, len(ev.runs), B, alpha)
+    tick = reporter(progress, len(ev.labels) * B, words_of(test), unit="trials")
     tests = {}
     for k, label in enumerate(ev.labels):
         X, systems = score_matrix(ev.scores(label))  # runs x topics, labelled: read as topics x runs
-        finite_sums(X, "randomised Tukey HSD")
-        tests[label] = tukey_test(X, systems, B, tukey_seed)
+        tests[label] = run_test(X, systems, test, B, tukey_seed)  # checks the sums it forms
         tick((k + 1) * B, len(ev.labels) * B)
     similarity = ranking_similarity(ev)
     consistency = within = None

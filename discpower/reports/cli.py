@@ -4,7 +4,7 @@ Usage::
 
     discpower tukey MATRIX.tsv [--trials B] [--seed S] [--no-plus-one] [--format tsv|jsonl|markdown]
     discpower meta QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [--gain G] [--cutoff K] [--depth H] [--stop]
-                   [--trials B] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR]
+                   [--trials B] [--test T] [--splits N] [--alpha A] [--seed S] [--families model|all] [--figures DIR]
                    [--format tsv|jsonl|markdown] [--quiet]
     discpower compare-qrels --truth GT --candidate CAND RUN [RUN ...] -m METRIC [--gain G] [--cutoff K] [--depth H]
                    [--stop] [--order O] [--trials B] [--alpha A] [--seed S] [--test T] [--correction C]
@@ -62,7 +62,7 @@ from cwla._shared import FORMATS, Report, render
 
 from .._plots import pyplot
 from ..errors import DiscpowerError
-from ..stats.registry import NAMES, check_test, resolve
+from ..stats.registry import NAMES, check_test, resamples, resolve, words_of
 from ..stats.significance import CORRECTIONS
 
 __all__ = ["main"]
@@ -112,7 +112,11 @@ def _parser() -> argparse.ArgumentParser:
                                         "at alpha (randomised Tukey HSD), Delta_alpha, split-half consistency; and "
                                         "Kendall tau-b between the metrics' system rankings.")
     add_scoring_arguments(m, default_metric=None)
-    m.add_argument("--trials", type=int, default=2000, metavar="B", help="Tukey HSD trials per metric (2000)")
+    m.add_argument("--trials", type=int, default=2000, metavar="B", help="trials of the test per metric (2000)")
+    m.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
+                   help=f"pairwise test of each metric's runs: {', '.join(NAMES)}, or a test that is not family-wise "
+                        f"with a correction (default tukey, the published meta-evaluations' test; perm-max-t holds "
+                        f"alpha under the data-based nulls)")
     m.add_argument("--splits", type=int, default=1000, metavar="N", help="split-half trials (1000; 0 skips)")
     m.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
     m.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
@@ -232,16 +236,16 @@ def _cmd_meta(args) -> int:
         warnings.simplefilter("always")
         report = meta_evaluate(args.qrels, args.runs, metrics, n_trials=args.trials, n_splits=args.splits,
                                alpha=args.alpha, seed=args.seed, progress=None,
-                               families=args.families, **options)
+                               families=args.families, test=args.test, **options)
     tables = [("per metric: discriminative power, Delta_alpha, split-half consistency", report.to_frame())]
     if report.family_consistency is not None:
         tables.append(("split-half consistency within each family (Chen & Sakai's Table 3): rank and metrics of "
                        "its family it significantly outperforms", report.table3()))
     tables.append(("Kendall tau-b between the metrics' system rankings", report.similarity.to_frame()))
     facts = [("qrels", args.qrels), ("runs", len(report.evaluation.runs)), ("topics", len(report.evaluation.topics)),
-             ("metrics", len(report.labels)), ("test", f"randomised Tukey HSD, B = {args.trials} trials per metric"),
+             ("metrics", len(report.labels)), ("test", _meta_test_words(args)),
              ("alpha", args.alpha), ("split-half", f"{args.splits} splits"), ("seed", args.seed)]
-    glossary = [("dp", "discriminative power: the share of run pairs with p < alpha (randomised Tukey HSD)"),
+    glossary = [("dp", f"discriminative power: the share of run pairs with p < alpha ({words_of(args.test)})"),
                 ("delta", "Delta_alpha: the (1 - alpha) quantile of the test's null distribution, the smallest "
                           "difference of means that reaches p < alpha"),
                 ("mean_tau", "split-half consistency: the mean Kendall tau-b between the run rankings on the two "
@@ -307,6 +311,18 @@ def _cmd_compare(args) -> int:
         print(f"{PROG}: note: the candidate judges {m['topics_candidate']} of the ground truth's {n_truth} topics; "
               f"the ground truth is tested on {m['topics_truth']}", file=sys.stderr)
     return 0
+
+
+def _meta_test_words(args) -> str:
+    """meta's test as its report names it: B where it resamples; the Tukey HSD as the papers' test, beside
+    the one that holds alpha."""
+    words = words_of(args.test)
+    if resamples(args.test):
+        words += f", B = {args.trials} trials per metric"
+    if args.test == "tukey":
+        words += ("; the published meta-evaluations' test, kept for comparability (--test perm-max-t holds the "
+                  "family-wise error under the data-based nulls: docs/calibration.md)")
+    return words
 
 
 def _test_name(text: str) -> str:

@@ -141,5 +141,26 @@ def test_dl19_ndcg10_discriminative_power_is_stable_across_seeds():
     assert 0.2 < np.mean(dps) < 0.6
 
 
+@pytest.mark.slow
 def test_warmup_compiles_every_kernel_and_reports_seconds():
     assert discpower.warmup() >= 0.0
+
+
+def test_meta_evaluate_takes_a_test_of_the_registry_and_keeps_the_tukey_hsd_by_default():
+    """The per-metric test by name: the default is the papers' randomised Tukey HSD (its p-values as
+    randomised_tukey_hsd gives them, with the analysis' seed), perm-max-t or a corrected t-test on request."""
+    qrels, runs = cwla.synthetic.collection(seed=2, n_topics=20, n_runs=6)
+    default = discpower.meta_evaluate(qrels, runs, ["nDCG@10", "P@10"], n_trials=300, n_splits=0, seed=3)
+    assert all(t.method == "randomised Tukey HSD" for t in default.tests.values())
+    perm = discpower.meta_evaluate(qrels, runs, ["nDCG@10", "P@10"], n_trials=300, n_splits=0, seed=3,
+                                   test="perm-max-t")
+    assert all(t.method == "studentised-permutation max-t" for t in perm.tests.values())
+    X = perm.evaluation.scores("nDCG@10").T.to_numpy()
+    direct = discpower.permutation_max_t(X, 300, seed=perm.tests["nDCG@10"].seed)
+    np.testing.assert_array_equal(perm.tests["nDCG@10"].pvalue, direct.pvalue)
+    holm = discpower.meta_evaluate(qrels, runs, ["nDCG@10", "P@10"], n_splits=0, test="t-test-holm")
+    assert holm.tests["P@10"].method == "paired t-test (holm)"
+    with pytest.raises(discpower.DiscpowerError, match="unknown test 'anova'"):
+        discpower.meta_evaluate(qrels, runs, ["nDCG@10"], n_splits=0, test="anova")
+    with pytest.raises(discpower.DiscpowerError, match="B >= 300 can"):
+        discpower.meta_evaluate(qrels, runs, ["nDCG@10"], n_splits=0, test="fisher-bonferroni", n_trials=100)
