@@ -62,6 +62,7 @@ def _compare_qrels(files, *extra):
             "--trials", "200", *extra]
 
 
+@pytest.mark.slow
 def test_compare_qrels_shows_progress_on_a_terminal_only(files):
     code, out, err = _run(_compare_qrels(files), terminal=True)
     assert code == 0, err
@@ -73,6 +74,7 @@ def test_compare_qrels_shows_progress_on_a_terminal_only(files):
     assert code == 0 and "reading runs" not in err_quiet
 
 
+@pytest.mark.slow
 def test_meta_counts_trials_and_splits(files):
     qrels, runs, _ = files
     argv = [sys.executable, "-m", "discpower", "meta", *qrels, *runs, "-m", "nDCG@10", "-m", "RBP_ERG",
@@ -94,6 +96,7 @@ discpower.sweep(qrels, runs, "nDCG@10", generators="sampling", parameters=[0.5, 
 """
 
 
+@pytest.mark.slow
 def test_sweep_progress_follows_the_terminal_and_the_argument():
     code, _, err = _run([sys.executable, "-c", SWEEP.format(progress=None)], terminal=True)
     assert code == 0, err
@@ -111,6 +114,7 @@ column_sums(np.ones((3, 2)))
 """
 
 
+@pytest.mark.slow
 def test_a_cold_compile_says_so_and_how_long_it_took(tmp_path):
     env = {"CWLA_CACHE_DIR": str(tmp_path / "cold")}
     code, _, err = _run([sys.executable, "-c", COMPILE], terminal=True, env=env)

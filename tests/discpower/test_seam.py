@@ -49,6 +49,7 @@ def _options(options, costs):
     return {k: (costs if v == "costs" else v) for k, v in options.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric, options", CASES, ids=[",".join(o) for _, o in CASES])
 def test_every_option_reaches_compare_qrels_sweep_and_meta_evaluate(data, metric, options):
     qrels, runs, candidate, costs = data

@@ -11,7 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow  # the slow tier (pyproject.toml): deselect with -m "not slow"
 
 #: a small evaluation of run files (the tokenizer's kernels, which inline cwla/data/_docnos.py, and the scoring
 #: kernels); prints the kernels of cwla and discpower numba compiled in this process, where cwla was imported

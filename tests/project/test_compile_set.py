@@ -14,7 +14,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow  # the slow tier (pyproject.toml): deselect with -m "not slow"
 
 RECORDER = """
 import contextlib, io, json, sys

@@ -28,6 +28,7 @@ _EXAMPLES = [(doc, i) for doc in ("README.md", "docs/ecosystem.md") for i in ran
 _OPTIONAL = {"ir_measures", "pytrec_eval", "pyterrier", "ranx", "dask", "distributed", "ray", "statsmodels"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc, index", _EXAMPLES)
 def test_python_examples_in_the_docs_run(doc, index, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -50,6 +51,7 @@ def _run_blocks(doc: str, tmp_path) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_home_page_quick_start_runs_and_prints_what_the_page_shows(tmp_path):
     home = ROOT / "docs" / "index.md"
     text = home.read_text()
@@ -64,6 +66,7 @@ def test_the_home_page_quick_start_runs_and_prints_what_the_page_shows(tmp_path)
         [line.rstrip() for line in shown.group(1).strip().splitlines()]
 
 
+@pytest.mark.slow
 def test_the_models_page_runs_as_written(tmp_path):
     pytest.importorskip("hypothesis")  # its last block property-tests the model (the testing extra)
     text = (ROOT / "docs" / "models.md").read_text()
@@ -96,6 +99,7 @@ def _entry_points():
     return [(package, name) for package in hooks.PACKAGES for name in hooks.ENTRY_POINTS[package]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("package, name", _entry_points(), ids=lambda v: v)
 def test_every_entry_point_has_examples_that_run(package, name):
     import doctest

@@ -32,6 +32,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow  # the slow tier (pyproject.toml): deselect with -m "not slow"
+
 CHROMIUM = os.environ.get("CWLA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 #: what headless Chromium needs on this machine (root, no GPU, no network); playwright gives each launch a
 #: fresh temporary profile (the --user-data-dir of a new browser)

@@ -19,6 +19,8 @@ import cwla
 import discpower
 from conftest import ROOT, site_hooks
 
+pytestmark = pytest.mark.slow  # the slow tier (pyproject.toml): deselect with -m "not slow"
+
 for module in ("mkdocs", "mkdocstrings_handlers.python", "mkdocs_jupyter", "material"):
     pytest.importorskip(module)
 

@@ -31,6 +31,7 @@ def _run(env_extra):
                           cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_kernels_are_cached_in_cwla_cache_dir_not_in_the_package(tmp_path):
     before = {p for p in PACKAGE.rglob("*") if p.suffix in (".nbi", ".nbc")}
     done = _run({"CWLA_CACHE_DIR": str(tmp_path / "cache")})
@@ -46,6 +47,7 @@ def test_kernels_are_cached_in_cwla_cache_dir_not_in_the_package(tmp_path):
     assert again.returncode == 0 and again.stdout == done.stdout
 
 
+@pytest.mark.slow
 def test_unwritable_cache_warns_once_and_still_works(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
@@ -85,6 +87,8 @@ def test_ci_installs_into_a_fresh_venv_and_runs_the_readme_commands_in_both_orde
     script = (ROOT / ".ci" / "run").read_text()
     readme = (ROOT / "README.md").read_text()
     assert "python -m venv" in script and "--system-site-packages" not in script
-    demo, tests = 'pip install . && cwla demo', 'pip install -e ".[test]" && python -m pytest'
+    demo, tests = 'pip install . && cwla demo', 'pip install -e ".[test]" && python -m pytest -n auto'
     assert demo in readme and tests in readme
-    assert script.index("cwla demo") < script.index("python -m pytest") < script.rindex("cwla demo")
+    assert script.index("cwla demo") < script.index("python -m pytest -q -n auto") < script.rindex("cwla demo")
+    # the fast tier the README and docs/contributing.md name, on the declared minimum versions
+    assert 'python -m pytest -n auto -m "not slow"' in readme and '-m "not slow"' in script

@@ -4,6 +4,8 @@
 import pytest
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow  # the slow tier (pyproject.toml): deselect with -m "not slow"
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 

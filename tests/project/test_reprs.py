@@ -272,6 +272,7 @@ def _python_blocks(path):
     return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(_python_blocks(ROOT / "README.md"))))
 def test_readme_examples_print_within_80_columns(index, tmp_path, monkeypatch):
     """What the README's examples print fits 80 columns, with nothing of a frame left out (pandas' ``...``

@@ -58,6 +58,7 @@ def assert_matches(frame: pd.DataFrame, ev, per_topic: bool):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_header_and_means(capsys, files):
     qrels, runs = files
     code, out, _ = run_cli(capsys, "eval", qrels, *runs, "-m", "nDCG@10", "-m", "INST_PE")
@@ -175,6 +176,7 @@ def test_order(capsys, files, order):
     assert_matches(table(out), cwla.evaluate(qrels, runs, "RBP(p=0.8)+ERG", order=order), per_topic=True)
 
 
+@pytest.mark.slow
 def test_trec_eval_flags(capsys, files):
     qrels, runs = files
     # -l is the level of every binary measure without its own, as is a binary --gain; -q is --per-topic
@@ -438,6 +440,7 @@ def test_demo_bad_parameters(capsys):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_python_dash_m_cwla(files):
     qrels, runs = files
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}

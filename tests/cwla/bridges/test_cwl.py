@@ -32,6 +32,7 @@ def fixtures():
     return shared_path("reference-fixtures", "cwl_eval-test")
 
 
+@pytest.mark.slow
 def test_cwl_reproduces_cwl_evals_fixture_with_costs_byte_for_byte(fixtures):
     code, out = _cli("cwl", fixtures / "gain_file", fixtures / "result_file", "-m", fixtures / "metrics_file",
                      "-c", fixtures / "cost_file", "-n")
@@ -116,6 +117,7 @@ def _generated(tmp_path, seed):
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("costs, depth", [(False, 1000), (True, 1000), (True, 10)])
 def test_every_cwl_measure_matches_cwl_eval_on_generated_data(tmp_path, seed, costs, depth):

@@ -295,6 +295,7 @@ def test_the_naive_byquery_wrapper_changes_the_scores(synthetic):
     ("nDCG(gains={0:0,1:1,2:3,3:7})@10", "table"), ("INST_PE[cutoff=10]", "canonical"), ("ndcg_cut_10", "canonical"),
     ("P(rel=2)@10", None), ("RBP(p=0.8)+ERG[gain=linear(gmax=4)]", None), ("NumRel", None), ("R@20", None),
 ])
+@pytest.mark.slow
 def test_fixed_measures_give_the_full_qrels_values_on_any_subset(synthetic, text, gain):
     qrels, runs = synthetic
     run = list(runs.values())[1]
@@ -434,6 +435,7 @@ def dl19():
     return qrels_path, {name: root / "runs" / f"{name}.gz" for name in ("bm25base_p", "idst_bert_p1", "TUA1-1")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["bm25base_p", "idst_bert_p1", "TUA1-1"])
 def test_dl19_calc_aggregate_and_iter_calc_equal_cwla_evaluate(dl19, name):
     pytest.importorskip("pytrec_eval")
@@ -453,6 +455,7 @@ def test_dl19_calc_aggregate_and_iter_calc_equal_cwla_evaluate(dl19, name):
         assert abs(per_query[("nDCG@10", topic)] - ev.values[1, 0, t]) < 1e-9, topic
 
 
+@pytest.mark.slow
 def test_dl19_the_measured_problem_and_its_fix(dl19):
     """INST_PE on bm25base_p: the whole qrels' gmax (3) gives 0.5608; each query's own largest grade (7 topics top
     at 2) gives 0.5963, which is what a per-query wrapper computes."""
@@ -553,6 +556,7 @@ def test_pyterrier_batches_need_the_gain_scale_fixed(synthetic):
         assert abs(row[str(plain)] - ev.values[0, r].mean()) > 1e-4, name  # batch qrels: their own largest grade
 
 
+@pytest.mark.slow
 def test_pyterrier_experiment_on_dl19(dl19):
     pt = pytest.importorskip("pyterrier")
     qrels_path, paths = dl19

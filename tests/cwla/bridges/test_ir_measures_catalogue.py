@@ -79,6 +79,7 @@ def dl19():
     return qrels_path, list(ir_measures.read_trec_qrels(str(qrels_path))), runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", _examples())
 def test_cwla_equals_every_installed_provider_per_topic_on_dl19(text, dl19):
     qrels_path, qrels, runs = dl19

@@ -50,6 +50,7 @@ def _files(collection):
     return next((root / "qrels").glob("*.txt")), sorted((root / "runs").glob("*.gz"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection", COLLECTIONS)
 def test_trec_eval_names_match_pytrec_eval_per_topic(collection):
     pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -84,6 +85,7 @@ def _trec_ordered_run(path, ir_measures):
                                                                                   position)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection", COLLECTIONS)
 def test_ir_measures_names_match_ir_measures_per_topic(collection):
     ir_measures = pytest.importorskip("ir_measures")
@@ -113,6 +115,7 @@ def test_ir_measures_names_match_ir_measures_per_topic(collection):
             assert diff.max() < 1e-9, (collection, path.name, name, ev.topics[int(diff.argmax())])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection", COLLECTIONS)
 def test_rr_at_10_is_recip_rank_of_the_runs_cut_at_10_in_trec_eval_order(collection):
     pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -131,6 +134,7 @@ def test_rr_at_10_is_recip_rank_of_the_runs_cut_at_10_in_trec_eval_order(collect
         np.testing.assert_allclose(ev.values[0, r], [ref[t]["recip_rank"] for t in ev.topics], rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection", COLLECTIONS)
 def test_every_trec_eval_name_through_the_cli_to_the_printed_decimals(collection):
     import io

@@ -69,6 +69,7 @@ def _trec_eval_output(pytrec_eval, qrels: dict, run_path: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection", ["trec-dl-2019-passage", "trec-dl-2020-passage"])
 def test_cli_prints_what_trec_eval_prints_on_the_dl_runs(collection):
     pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -125,6 +126,7 @@ PYTREC_MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec"
                    "set_map", "set_F", "num_nonrel_judged_ret"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection", ["trec-dl-2019-passage", "trec-dl-2020-passage"])
 def test_every_trec_eval_9_measure_equals_pytrec_eval_per_topic(collection):
     pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -48,6 +48,7 @@ def _argv(folder: str, argv: list[str]) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder, argv, expected", _cases(),
                          ids=lambda v: v if isinstance(v, str) else (" ".join(v)[:60] if v else "x"))
 def test_every_quicktest_command_prints_trec_evals_expected_output(folder, argv, expected):

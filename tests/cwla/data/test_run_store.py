@@ -143,6 +143,7 @@ def _peak_rss(qrels, *runs) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_one_4kb_docno_in_a_200000_line_run_keeps_memory(tmp_path):
     """Memory follows the bytes of the docnos, not lines x the longest docno (which took RSS from 0.22 to 3.3 GB)."""
     qrels = tmp_path / "qrels.txt"
@@ -157,6 +158,7 @@ def test_one_4kb_docno_in_a_200000_line_run_keeps_memory(tmp_path):
     assert b["peak"] <= 1.5 * a["peak"], (a, b)
 
 
+@pytest.mark.slow
 def test_300000_distinct_float_grades_evaluate_in_bounded_memory(tmp_path):
     """Grade handling costs O(judgements), never topics x distinct grades (1000 x 300,000 x 8 bytes = 2.4 GB)."""
     rng = np.random.default_rng(3)

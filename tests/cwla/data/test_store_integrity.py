@@ -453,6 +453,7 @@ def _apply(store: Path, damage) -> None:
     path.write_bytes(bytes(data))
 
 
+@pytest.mark.slow
 @settings(max_examples=240, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(damages=st.lists(_damage(), min_size=1, max_size=3))

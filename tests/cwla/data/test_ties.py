@@ -53,6 +53,7 @@ def test_runs_read_in_one_precision_are_not_used_in_the_other(files):
 
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.sampled_from(["d1", "d2", "d3", "d10", "d20", "x"]),
                           st.sampled_from([1.0, 1.0 + 1e-9, 1.0 + 2e-9, 0.5, 0.5 + 1e-12, 2.0])),
                 min_size=1, max_size=6, unique_by=lambda x: x[0]))

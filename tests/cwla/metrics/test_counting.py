@@ -50,6 +50,7 @@ def _upper_world(ranking, judged, level):
     return [level if g is None else g for g in ranking], judged + [level] * unjudged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MEASURES))
 def test_counting_measures_match_the_oracle(name):
     @given(topics(), st.none() | st.integers(1, 12), st.none() | st.integers(1, 3),
@@ -75,6 +76,7 @@ def test_counting_measures_match_the_oracle(name):
     check()
 
 
+@pytest.mark.slow
 @given(topics(), st.integers(1, 3))
 def test_judged_only_drops_unjudged_and_negative_documents(topic, level):
     ranking, judged = topic

@@ -74,6 +74,7 @@ def test_err_err_with_cutoff_is_chapelle_err(data, k):
     assert v == pytest.approx(naive.err_at(gains, k), abs=1e-12)
 
 
+@pytest.mark.slow
 @given(rankings(max_depth=30), K)
 def test_ndcg_is_trec_ndcg_cut(data, k):
     ranking, judged = data
@@ -140,6 +141,7 @@ def _param(model):
     return float(model.split("=")[1].rstrip(")")) if "=" in model and "R=" not in model else None
 
 
+@pytest.mark.slow
 @given(collections(max_topics=2, max_runs=1, max_depth=10),
        st.sampled_from(["Precision(k=5)+ERG", "DCG(k=5)+ERG", "RBP(p=0.8)+ERG", "RBP(p=0.5)+ERG[depth=8]"]))
 def test_moving_a_more_relevant_document_up_never_lowers_p_dcg_rbp(data, text):

@@ -68,6 +68,7 @@ def _frames(qrels, run):
             pd.DataFrame(run, columns=["topic", "docno", "score"]))
 
 
+@pytest.mark.slow
 @given(subtopic_collections(), st.sampled_from([0.5, 0.0, 0.3, 1.0]), st.sampled_from([0.5, 0.8, 0.2]),
        st.integers(1, 2), st.integers(2, 20))
 def test_every_diversity_measure_equals_ndeval(collection, alpha, beta, rel, k):
@@ -108,6 +109,7 @@ def test_every_diversity_measure_equals_ndeval(collection, alpha, beta, rel, k):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(subtopic_collections(), st.sampled_from(["RBP(p=0.8)+ERG", "INST(T=2)+ERG", "DCG(k=5)+ETG[cutoff=5]",
                                                 "AP+ERG", "ERR+ERR"]))
 def test_ia_is_the_mean_over_subtopics_of_the_metric_on_each_subtopics_judgements(collection, text):
@@ -136,6 +138,7 @@ def test_ia_is_the_mean_over_subtopics_of_the_metric_on_each_subtopics_judgement
             assert ev.values[0, 0, t] == pytest.approx(np.mean(per) if per else 0.0, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.slow
 @given(subtopic_collections())
 def test_novelty_with_one_subtopic_and_alpha_0_is_the_binary_metric(collection):
     qrels, run = collection

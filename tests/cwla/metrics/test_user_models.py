@@ -50,6 +50,7 @@ def test_tabulated_models_print_parse_and_register():
             cwla.parse_metric(text)
 
 
+@pytest.mark.slow
 def test_random_tabulated_models_keep_the_invariants():
     @settings(max_examples=40, deadline=None)
     @given(tabulated_models(), aggregations(), collections())
@@ -77,6 +78,7 @@ def my_inst():
                                formula="((i - 1 + T + T_i) / (i + T + T_i))^2, T_i = T - cg(i)")
 
 
+@pytest.mark.slow
 def test_an_adaptive_function_equal_to_inst_gives_inst(mini, my_inst):
     qrels, runs, _ = mini
     metrics = {}
@@ -106,6 +108,7 @@ def test_adaptive_models_print_parse_and_validate(my_inst):
         cwla.register_model("Many", _inst, {f"p{j}": 1.0 for j in range(7)})
 
 
+@pytest.mark.slow
 def test_an_adaptive_function_leaving_the_unit_interval_is_an_error():
     cwla.register_model("TooFar", lambda i, r, cg, p: 1.0 + r)
     qrels, runs = cwla.synthetic.collection(seed=1, n_topics=3, n_runs=2)
@@ -113,6 +116,7 @@ def test_an_adaptive_function_leaving_the_unit_interval_is_an_error():
         cwla.evaluate(qrels, runs, ["TooFar+ERG"])
 
 
+@pytest.mark.slow
 def test_an_adaptive_function_failing_only_in_the_upper_bound_or_under_normalisation_is_an_error():
     cwla.register_model("HighGain", lambda i, r, cg, p: 0.5 if r < 1.0 else 2.0)  # C > 1 at gain 1 only
     qrels = pd.DataFrame({"topic": "q", "docno": ["a", "b"], "grade": [1.0, 0.0]})
@@ -128,6 +132,7 @@ def test_a_parameter_may_not_shadow_what_the_kernel_reads():
             cwla.register_model("Shadow", _inst, {name: 0.5})
 
 
+@pytest.mark.slow
 def test_adaptive_models_keep_the_invariants(my_inst):
     @settings(max_examples=30, deadline=None)
     @given(cwla.testing.declared(my_inst), aggregations(), collections())
@@ -143,6 +148,7 @@ def _raises_at_rank_5(i, r, cg, p):
     return 0.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metrics", [["Fails(q=0.7)+ERG"], ["Fails(q=0.5)+ERG", "nDCG@10", "Fails(q=0.7)+ETG"],
                                      ["Fails(q=0.7)+ERG[normalize=ideal]"]])
 def test_a_user_function_that_raises_while_scoring_is_named_with_its_parameters_and_exception(metrics):

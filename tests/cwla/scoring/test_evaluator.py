@@ -30,6 +30,7 @@ def same(a: cwla.Evaluation, b: cwla.Evaluation) -> None:
     np.testing.assert_array_equal(a.residuals, b.residuals)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [{}, {"cutoff": 5, "depth": 20, "stop": True}, {"order": "file"},
                                      {"ties": "float64"}, {"max_docs": 7}, {"judged_only": True}, {"rel": 2},
                                      {"gain": "binary:2"}, {"normalize": "ideal"}, {"expected": True}])

@@ -110,6 +110,7 @@ def _check_against_naive(ranking, judged, metric):
     assert ev.residuals[0, 0, 0] == pytest.approx(residual, rel=1e-9, abs=1e-12 * max(1.0, scale))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", CWL_MODELS)
 def test_cwl_and_tabulated_models_match_naive(model):
     """cwl_eval's models and tabulated ones, under every aggregation (drawn), parameters drawn from their
@@ -121,6 +122,7 @@ def test_cwl_and_tabulated_models_match_naive(model):
     check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", list(MODELS))
 @pytest.mark.parametrize("agg", list(AGGS))
 def test_kernel_matches_naive(model, agg):

@@ -70,6 +70,7 @@ def test_cwl_eval_eu_etu_and_residuals_on_mini(mini, gains):
                                        err_msg=f"{cwl_name} {agg} residual")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("year", ["2019", "2020"])
 def test_trec_eval_summary_on_full_runs(year):
     root = shared_path(f"trec-dl-{year}-passage")

@@ -57,6 +57,7 @@ def fresh_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("kernels")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", ["workqueue", None])
 def test_thread_pools_are_safe_under_the_threading_layer(layer, fresh_cache):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}

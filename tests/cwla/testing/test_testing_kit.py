@@ -21,6 +21,7 @@ from cwla.testing import (
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(collections(), metrics())
 def test_invariants_hold_for_generated_metrics(data, metric):
@@ -28,6 +29,7 @@ def test_invariants_hold_for_generated_metrics(data, metric):
     check_invariants(metric, qrels, runs)
 
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(collections(), st.sampled_from(cwla.chen_sakai_metrics(cutoff=10, depth=10, stop=True)))
 def test_invariants_hold_for_the_chen_sakai_grid(data, metric):
@@ -73,6 +75,7 @@ def test_collections_cover_the_hard_cases_over_many_draws(data):
         assert not run.duplicated(["topic", "docno"]).any()
 
 
+@pytest.mark.slow
 def test_collections_do_generate_ties_unjudged_missing_topics_and_no_relevant():
     seen = {"tie": False, "unjudged": False, "missing": False, "no_relevant": False, "graded": False}
 

@@ -134,6 +134,7 @@ def test_topic_split_bad_input(args, match):
 
 # --------------------------------------------------------------------------- the kernel vs plain Python
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [(3, 5, 9), (2, 4, 4), (2, 7, 13)])
 def test_taus_equal_a_plain_python_reimplementation_on_the_same_splits(shape):
     M, R, T = shape

@@ -197,6 +197,7 @@ def dl19_report():
                                    cwla.chen_sakai_paper_grid(), n_trials=2000, n_splits=1000, seed=2023)
 
 
+@pytest.mark.slow
 def test_chen_sakai_findings_on_dl19(dl19_report):
     """Issue 9's acceptance: AP_ERR's split-half tau below .15; under AP, max 6th of 7 in discriminative
     power; ERG first or second in consistency in every browsing model."""

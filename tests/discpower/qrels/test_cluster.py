@@ -109,6 +109,7 @@ def _check_remote(grid, in_process, executor, **extra):
     return recording
 
 
+@pytest.mark.slow
 def test_a_spawned_process_pool_gives_the_in_process_frame_from_a_few_kb_per_chunk(grid, in_process, tmp_path):
     store = tmp_path / "scratch"
     store.mkdir()
@@ -120,6 +121,7 @@ def test_a_spawned_process_pool_gives_the_in_process_frame_from_a_few_kb_per_chu
     assert list(store.iterdir()) == []  # the sweep's folder is gone
 
 
+@pytest.mark.slow
 def test_a_dask_local_cluster_gives_the_in_process_frame_from_a_few_kb_per_chunk(grid, in_process):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None,
@@ -206,6 +208,7 @@ def test_each_chunk_runs_on_worker_threads_and_the_results_do_not_depend_on_them
         discpower.sweep(qrels, runs, executor=Inline(), worker_threads=0, **keywords)
 
 
+@pytest.mark.slow
 def test_a_spawned_pool_on_two_threads_per_chunk_gives_the_same_frame():
     qrels, runs = cwla.synthetic.collection(n_topics=20, n_runs=8, seed=5)
     keywords = dict(generators="sampling", parameters=[0.5], repetitions=3, n_trials=300, seed=2, chunk_size=1)

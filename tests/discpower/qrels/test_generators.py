@@ -227,6 +227,7 @@ def test_topic_subset_repeatable_and_seeds_differ(synth):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(collection=collections(), depths=st.tuples(st.integers(1, 12), st.integers(1, 12)))
 def test_depth_pool_subset_of_truth_monotone_and_naive(collection, depths):
     qrels, runs = collection
@@ -276,6 +277,7 @@ def test_depth_pool_long_docnos_and_unicode():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(collection=collections(), k=st.integers(1, 12), seed=st.integers(0, 2**32),
        threshold=st.sampled_from([1, 2]))
 def test_popularity_labels_as_many_relevant_as_truth(collection, k, seed, threshold):
@@ -300,6 +302,7 @@ def test_popularity_labels_as_many_relevant_as_truth(collection, k, seed, thresh
     assert first == list(dict.fromkeys(qrels["topic"]))
 
 
+@pytest.mark.slow
 @given(collection=collections(), k=st.integers(1, 6), seed=st.integers(0, 1000), shuffle_seed=st.integers(0, 99))
 def test_popularity_is_repeatable_and_independent_of_input_order(collection, k, seed, shuffle_seed):
     qrels, runs = collection
@@ -325,6 +328,7 @@ def test_popularity_exact_small_case():
     assert popularity_qrels(qrels, runs, k=1).query("grade > 0")["docno"].tolist() == ["c", "d"]
 
 
+@pytest.mark.slow
 def test_popularity_ties_are_random_and_seeded():
     qrels = {"q": {"a": 1, "b": 0, "c": 0}}
     runs = {"r1": {"q": {"a": 2.0, "x": 1.0}}, "r2": {"q": {"b": 2.0}}, "r3": {"q": {"c": 2.0}}}

@@ -156,6 +156,7 @@ def test_bad_inputs(synthetic):
 
 
 
+@pytest.mark.slow
 def test_dl19_nist_vs_llama70b_counts_are_stable_across_seeds():
     root = shared_path("trec-dl-2019-passage")
     runs = sorted((root / "runs").glob("*.gz"))

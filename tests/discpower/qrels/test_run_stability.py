@@ -112,6 +112,7 @@ def test_direction_aware_reaches_the_run_set_comparisons(synthetic):
     assert tp(aware) < tp(plain)  # opposite-sign significant pairs are FP, not TP
 
 
+@pytest.mark.slow
 def test_dl19_outlier_is_the_most_influential_run():
     """Issue 9's acceptance: NIST vs the zero-shot LLM qrels, nDCG@10: UNH_exDL_bm25 ranks first."""
     base = shared_path("trec-dl-2019-passage")

@@ -48,6 +48,7 @@ def test_candidate_sweep_matches_compare_qrels(files):
     assert list(table.columns[:4]) == ["TP", "TN", "FP", "FN"] and len(table) == 3
 
 
+@pytest.mark.slow
 def test_a_process_pool_gives_the_same_frame(files):
     qrels, qrels_path, run_paths, candidates = files
     local = discpower.sweep(qrels_path, run_paths, candidates=candidates, n_trials=500, seed=4, chunk_size=1)

@@ -20,6 +20,7 @@ def dl19_ndcg():
     return ev.values[0].T, ev.runs
 
 
+@pytest.mark.slow
 def test_tukey_holds_its_level_on_dl19_and_the_uncorrected_t_test_does_not(dl19_ndcg):
     """Issue 9's acceptance: B = 1000, 500 simulations; Tukey FWER within .05 + 2 SE, t-test far above."""
     X, runs = dl19_ndcg

@@ -212,6 +212,7 @@ def test_paired_t_at_small_alpha_is_the_brute_force_smallest_n():
     assert discpower.topic_set_size("paired_t", min_diff=0.02, variance=0.02, alpha=0.001, beta=0.1) == 1051
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha", (0.001, 0.01, 0.05))
 def test_paired_t_is_the_brute_force_smallest_n_up_to_six_sigma(alpha):
     variance = 0.02

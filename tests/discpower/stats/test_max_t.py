@@ -94,6 +94,7 @@ def dl20_ndcg():
     return ev.values[0].T
 
 
+@pytest.mark.slow
 def test_max_t_under_the_copula_null_of_dl20(dl20_ndcg):
     """Issue 34's check, under the non-resampling null on DL20 nDCG@10. Measured (2,000 simulations, B = 400):
     max-t .0675 +- .0056, so alpha + 2 SE = .05 + .011 is not met at that precision; what holds, and is

@@ -130,6 +130,7 @@ def dl20_ndcg():
     return ev.values[0].T
 
 
+@pytest.mark.slow
 def test_it_holds_alpha_under_the_common_marginal_copula_null_of_dl20(dl20_ndcg):
     """Issue 51's acceptance: every run drawn through DL20 nDCG@10's pooled scores, the runs' rank dependence
     (Urbano, Lima & Hanjalic's Type I design), 59 runs and 1,711 pairs: FWER <= alpha + 2 SE; the randomised

@@ -18,6 +18,7 @@ DFS = (2, 3, 7, 30, 120, 1000, 3074, 10_000, math.inf)
 QS = np.array([0.05, 0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 7.0, 9.0, 12.0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", KS)
 def test_equal_to_scipy_on_the_grid(k):
     """scipy.stats.studentized_range.sf integrates each q adaptively; ours uses fixed rules. Every point of
@@ -67,6 +68,7 @@ def test_bad_arguments_are_refused(call, message):
         call()
 
 
+@pytest.mark.slow
 def test_the_parametric_tukey_hsd_uses_it():
     """On 12 topics x 40 systems: the p-values equal scipy's within 1e-8, and a call is far below scipy's
     second (this is not a benchmark: benchmarks/bench_tukey.py times it)."""

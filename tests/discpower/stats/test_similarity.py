@@ -310,6 +310,7 @@ def test_to_frame_latex_and_plot():
     plt.close("all")
 
 
+@pytest.mark.slow
 def test_package_imports_without_matplotlib():
     code = ("import sys; import discpower.stats.similarity, discpower.metrics.consistency; "
             "assert 'matplotlib' not in sys.modules")
