@@ -62,7 +62,7 @@ from .rng import child_seeds, seed_value, stream
 from .significance import residual_squares
 
 __all__ = ["topic_set_size", "design_power", "ci_expected_width", "residual_variance", "simulated_power", "typical_pair", "DESIGNS",
-           "MAX_TOPICS"]
+           "MAX_TOPICS", "VARIANCE_KINDS"]
 
 #: the designs :func:`topic_set_size` knows
 DESIGNS = ("paired_t", "anova", "ci")
@@ -216,25 +216,46 @@ def topic_set_size(design: str, *, min_diff: float | None = None, variance: floa
                      f"power {target:g} at min_diff {min_diff:g}")
 
 
-def residual_variance(*matrices: Matrix) -> float:
-    """sigma^2 for the designs: the residual variance of the two-way ANOVA without replication (topics x
-    systems), pooled over one or more score matrices by their residual degrees of freedom::
+#: the variances :func:`residual_variance` estimates
+VARIANCE_KINDS = ("two-way", "one-way")
 
-        V_E = sum_k SS_E,k / sum_k (n_k - 1)(m_k - 1),
-        SS_E = sum_{t,j} (x_tj - xbar_t. - xbar_.j + xbar..)^2
 
-    (Sakai 2016, section 6: the pooled estimate from several test collections). The variance of the
-    per-topic difference of two systems is then 2 V_E (for ``"paired_t"`` and ``"ci"``).
+def residual_variance(*matrices: Matrix, kind: str = "two-way") -> float:
+    """sigma^2 for the designs, pooled over one or more score matrices (topics x systems) by their degrees of
+    freedom (Sakai 2016, section 6: the pooled estimate from several test collections)::
+
+        "two-way" (default): V_E = sum_k SS_E,k / sum_k (n_k - 1)(m_k - 1),
+                             SS_E = sum_{t,j} (x_tj - xbar_t. - xbar_.j + xbar..)^2
+        "one-way":           V_W = sum_k SS_W,k / sum_k m_k (n_k - 1),
+                             SS_W = sum_{t,j} (x_tj - xbar_.j)^2
+
+    ``"one-way"`` is the within-system variance, the residual of a one-way ANOVA with the systems as the
+    factor: each system's variance over the topics, pooled. It is the estimate Sakai's topic set size
+    design uses (Sakai, "Topic set size design", IRJ 19(3), 2016: the designs "require topic-by-run score
+    matrices from past test collections for the purpose of estimating the within-system population
+    variance"; his Excel tools take that sigma^2), so ``kind="one-way"`` reproduces his topic counts.
+    It keeps the topics' own variation (some topics are hard for every system).
+
+    ``"two-way"`` removes the topic effect too: the residual of the two-way ANOVA without replication,
+    the V_E of the parametric Tukey HSD. Under the additive model x_tj = mu + topic_t + system_j + e_tj,
+    the per-topic difference of two systems cancels the topic effect, so 2 V_E is the variance of a
+    paired difference (``"paired_t"`` and ``"ci"``'s sigma_d^2) and V_E the error variance the paired
+    designs face. Topic effects are large in IR (one-way exceeds two-way several times on TREC DL), so
+    ``"one-way"`` gives the larger, more conservative topic counts: docs/discpower.md gives both on DL19
+    and DL20.
 
     Parameters
     ----------
     *matrices : array-like or DataFrame of shape (n_topics, n_systems)
         Score matrices (each at least 2 x 2), e.g. ``evaluation.scores("nDCG@10")``.
+    kind : {"two-way", "one-way"}
+        Which residual (above).
 
     Returns
     -------
     float
     """
+    kind = check(kind, "kind", Options(VARIANCE_KINDS), error=DiscpowerError)
     if not matrices:
         raise DiscpowerError("residual_variance needs at least one score matrix")
     ss, df = 0.0, 0
@@ -243,7 +264,11 @@ def residual_variance(*matrices: Matrix) -> float:
         finite_sums(X, f"residual variance (matrix {k})", squares=True)
         if X.shape[1] < 2:
             raise DiscpowerError(f"matrix {k} has {X.shape[1]} system; the residual variance needs at least 2")
-        squares, dof = residual_squares(X)
+        if kind == "two-way":
+            squares, dof = residual_squares(X)
+        else:
+            deviation = X - X.mean(axis=0)
+            squares, dof = float(np.sum(deviation * deviation)), X.shape[1] * (X.shape[0] - 1)
         ss += squares
         df += dof
     return ss / df

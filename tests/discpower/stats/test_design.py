@@ -237,3 +237,30 @@ def test_a_power_that_is_not_finite_is_refused(monkeypatch):
     monkeypatch.setattr(design, "_stats", lambda: NaNStats)
     with pytest.raises(DiscpowerError, match="not finite"):
         design_power("paired_t", 30, min_diff=0.05, variance=0.02)
+
+
+def test_residual_variance_two_way_and_one_way_by_their_formulas():
+    """kind='two-way': the two-way ANOVA residual (topic and system effects removed), pooled by
+    sum (n-1)(m-1); kind='one-way': Sakai 2016's within-system variance (each system's variance over the
+    topics), pooled by sum m(n-1). A topic effect raises the one-way variance only."""
+    rng = np.random.default_rng(8)
+    A = rng.random((12, 4)) * 0.1 + rng.random((12, 1))  # a strong topic effect
+    B = rng.random((9, 3))
+
+    def one_way(X):
+        return sum(((X[:, j] - X[:, j].mean()) ** 2).sum() for j in range(X.shape[1])), X.shape[1] * (X.shape[0] - 1)
+
+    def two_way(X):
+        n, m = X.shape
+        r = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0) + X.mean()
+        return (r ** 2).sum(), (n - 1) * (m - 1)
+
+    for kind, f in (("one-way", one_way), ("two-way", two_way)):
+        (sa, da), (sb, db) = f(A), f(B)
+        assert discpower.residual_variance(A, B, kind=kind) == pytest.approx((sa + sb) / (da + db), rel=1e-12)
+    # one way: the pooled per-system sample variance (ddof=1) when the topic counts are equal
+    assert discpower.residual_variance(A, kind="one-way") == pytest.approx(np.var(A, axis=0, ddof=1).mean())
+    assert discpower.residual_variance(A) == discpower.residual_variance(A, kind="two-way")
+    assert discpower.residual_variance(A, kind="one-way") > 5 * discpower.residual_variance(A)
+    with pytest.raises(DiscpowerError, match="'kind' parameter"):
+        discpower.residual_variance(A, kind="anova")
