@@ -100,8 +100,11 @@ __all__ = ["parse_metric", "parse_gain", "parser_name", "format_metric", "parse_
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<str>'[^']*'|\"[^\"]*\")|(?P<op>[()\[\]{},=+@:]))"
+    r"|(?P<str>'[^']*'|\"[^\"]*\")|(?P<op>[()\[\]{},=+@:]))",
+    re.ASCII,  # digits are 0-9 (not every Unicode digit) and names ASCII letters
 )
+#: the longest number a metric text may hold (no parameter needs more digits than a double carries)
+_LONGEST_NUMBER = 40
 
 #: Chen & Sakai 2023's parameters for their 6 x 7 grid (their AP is cwl_eval's: R = the relevant documents
 #: retrieved; see cwla.metrics.grid.chen_sakai_paper_grid).
@@ -148,6 +151,10 @@ class _Parser:
                           pos + len(stripped[pos:]) - len(stripped[pos:].lstrip()))
             kind = m.lastgroup
             value = m.group(kind)
+            if kind == "num" and len(value) > _LONGEST_NUMBER:
+                self.i = len(self.tokens)
+                self.fail(f"a number of {len(value):,} characters ({_clipped(value)}): numbers in a metric text "
+                          f"have at most {_LONGEST_NUMBER}", m.start(kind))
             self.tokens.append((kind, value, m.start(kind)))
             pos = m.end()
         self.i = 0
@@ -166,8 +173,8 @@ class _Parser:
         if pos is None:
             pos = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
         accepted = _ACCEPTED[self.what] if accepted is None else accepted
-        lines = [f"cannot parse {self.what} {self.text!r}{self.inside}: {problem}"]
-        if where and pos > 0 and len(self.tokens) > 1 and "\n" not in self.text:
+        lines = [f"cannot parse {self.what} {_clipped(self.text)}{self.inside}: {problem}"]
+        if where and pos > 0 and len(self.tokens) > 1 and "\n" not in self.text and len(self.text) <= _SHOWN:
             lines += [f"    {self.text}", f"    {' ' * pos}^" + (f" {accepted}" if accepted else "")]
         elif accepted:
             lines.append(accepted)
@@ -353,10 +360,10 @@ def _model(parser, tok, args):
     if cls is None:
         if tok[1].lower() in _AGG_ALIASES:  # ERG+RBP
             agg = _AGG_ALIASES[tok[1].lower()].name
-            parser.fail(f"unknown browsing model {tok[1]!r}: {agg} is an aggregation", tok[2],
+            parser.fail(f"unknown browsing model {_clipped(tok[1])}: {agg} is an aggregation", tok[2],
                         accepted=f"accepted: MODEL+AGGREGATION, the model first (e.g. 'RBP(p=0.8)+{agg}')")
         near = _close(tok[1], list(MODELS) + list(USER_MODELS))
-        parser.fail(f"unknown browsing model {tok[1]!r}{_did_you_mean(near)}", tok[2], accepted=_models_accepted())
+        parser.fail(f"unknown browsing model {_clipped(tok[1])}{_did_you_mean(near)}", tok[2], accepted=_models_accepted())
     if cls is Tabulated:
         return _tabulated(parser, tok, args)
     return _build(parser, cls, args, tok, _declared(cls), cls.__name__)
@@ -875,6 +882,10 @@ def _trec_value(name: str, text: str | None):
         return None
     if kind is None:
         raise ValueError(f"{name} takes no parameter")
+    longest = max(len(part) for part in re.split(r"[,=]", text))
+    if longest > _LONGEST_NUMBER:
+        raise ValueError(f"a number of {longest:,} characters: numbers in a metric text have at most "
+                         f"{_LONGEST_NUMBER}")
     if kind == "pairs":
         pairs = []
         for pair in text.split(","):
@@ -1031,6 +1042,18 @@ def _distance(a: str, b: str) -> int:
     return prev[len(b)]
 
 
+#: the longest text a message repeats whole
+_SHOWN = 120
+
+
+def _clipped(text: str) -> str:
+    """``repr(text)``, or for a text longer than :data:`_SHOWN` its start, elided, and its length: a message
+    stays short whatever was given."""
+    if len(text) <= _SHOWN:
+        return repr(text)
+    return f"{text[:_SHOWN - 20]!r}... ({len(text):,} characters)"
+
+
 def _close(word: str, names) -> list[str]:
     """The names near ``word``, case-insensitively, best first: those that differ from it in case only (if
     any, just those), else those within 1 edit (2 for words longer than 4 characters; :func:`_distance`) or
@@ -1042,6 +1065,11 @@ def _close(word: str, names) -> list[str]:
     for name in dict.fromkeys(names):
         name_low = str(name).lower()
         if name == word:
+            continue
+        # bounds that need no search: the distance is at least the difference in length, and difflib's ratio
+        # 2 M / (la + lb) at most 2 min(la, lb) / (la + lb) -- so a long word costs nothing against short names
+        la, lb = len(low), len(name_low)
+        if abs(la - lb) > 2 and 2 * min(la, lb) < 0.8 * (la + lb):
             continue
         d = _distance(low, name_low)
         ratio = difflib.SequenceMatcher(None, low, name_low).ratio()
@@ -1183,7 +1211,7 @@ def _parse_metric(text, inside: str = ""):
     elif "_" in tok[1] and not args and not parser.peek("@"):
         metric = _chen_sakai(parser, tok)
     else:
-        parser.fail(f"{tok[1]!r} is not a metric name{_suggestion(parser, tok)}", tok[2])
+        parser.fail(f"{_clipped(tok[1])} is not a metric name{_suggestion(parser, tok)}", tok[2])
     if parser.peek("["):
         bracket = parser.peek()
         if isinstance(metric, CountingMeasure):

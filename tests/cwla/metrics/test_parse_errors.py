@@ -198,3 +198,43 @@ def test_the_paper_names_words_match_the_code():
     assert "and cwl_eval's AP, ``AP(R=retrieved)``" in doc and "AP with R = qrels" not in doc
     catalogue = (Path(__file__).resolve().parents[3] / "docs" / "metrics.md").read_text()
     assert "AP with R = qrels" not in catalogue and "| `AP_ERG` | `AP(R=retrieved)+ERG` |" in catalogue
+
+
+# ----------------------------------------------------------------------------- issue 41: long and odd texts
+
+@pytest.mark.parametrize("text", ["Q" * 10**6, "RBP" + "P" * 10**6, "x" * 10**6 + "+ERG"])
+def test_a_megabyte_bad_name_is_refused_with_a_short_message_and_no_search(text, monkeypatch):
+    """The "did you mean" search compares only names whose length allows a match (an edit distance is at
+    least the difference in length; difflib's ratio at most 2 min / (la + lb)): a 1 MB name is compared
+    with nothing, and the message shows its start and its length, not the megabyte."""
+    from cwla.metrics import text as module
+
+    calls = []
+    original = module._distance
+    monkeypatch.setattr(module, "_distance", lambda a, b: calls.append(len(a)) or original(a, b))
+    with pytest.raises(cwla.MetricSyntaxError) as err:
+        cwla.parse_metric(text)
+    message = str(err.value)
+    assert len(message) < 700 and f"({len(text):,} characters)" in message
+    assert [n for n in calls if n > 1000] == []
+
+
+def test_the_search_still_suggests_near_names():
+    with pytest.raises(cwla.MetricSyntaxError, match="did you mean 'RBP"):
+        cwla.parse_metric("RPB")
+    with pytest.raises(cwla.MetricSyntaxError, match="did you mean 'nDCG@10'"):
+        cwla.parse_metric("nDGC@10")
+
+
+@pytest.mark.parametrize("text", ["RBP(p=" + "9" * 5000 + ")+ERG", "nDCG@" + "1" * 5000, "P_" + "1" * 5000,
+                                  "ndcg_cut." + "1" * 41, "map_cut_" + "1" * 41])
+def test_numbers_longer_than_any_parameter_needs_are_refused(text):
+    """5,000 digits reached Python's int digit limit (a ValueError from int()); 41 digits a cutoff of 1e40."""
+    with pytest.raises(cwla.MetricSyntaxError, match="a number of [0-9,]+ characters.*at most 40"):
+        cwla.parse_metric(text)
+
+
+@pytest.mark.parametrize("text", ["nDCG@١٠", "P@１０", "RBP(p=٠.٨)+ERG"])
+def test_unicode_digits_are_not_numbers(text):
+    with pytest.raises(cwla.MetricSyntaxError, match="unexpected character"):
+        cwla.parse_metric(text)
