@@ -41,6 +41,7 @@ def n_trials(value: object, name: str = "n_trials") -> int:
     """A positive integer number of resampling trials, at most :data:`MAX_TRIALS`."""
     value = count(value, name)
     if value > MAX_TRIALS:
-        raise DiscpowerError(f"The '{name}' parameter must be at most {MAX_TRIALS:,} (the null distribution is "
-                             f"kept in memory). Got {value!r} instead.")
+        what = name if name.startswith("-") else f"The '{name}' parameter"  # a command's flag as given
+        raise DiscpowerError(f"{what} must be at most {MAX_TRIALS:,} (the null distribution is kept in memory). "
+                             f"Got {value!r} instead.")
     return value

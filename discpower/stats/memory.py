@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from .._params import n_trials
+from .._params import count, n_trials
 from ..errors import DiscpowerError
 
 __all__ = ["available_memory", "check_memory", "null_memory", "null_trials", "NULL_BYTES"]
@@ -87,6 +87,11 @@ def null_memory(count: int, what: str = TRIALS, tests: int = 1) -> None:
 def null_trials(value: object, what: str = TRIALS) -> int:
     """A checked number of trials (:func:`discpower._params.n_trials`) whose null distribution fits in memory
     (:func:`null_memory`): the check of a test that runs alone."""
-    trials = n_trials(value)
-    null_memory(trials, what)
-    return trials
+    trials = count(value, _parameter(what))
+    null_memory(trials, what)  # first: a count that does not fit gets the memory advice
+    return n_trials(trials, _parameter(what))
+
+
+def _parameter(what: str) -> str:
+    """The name a message gives the trials: a flag as given (``--trials``), else the parameter's name."""
+    return what if what.startswith("-") else "n_trials"

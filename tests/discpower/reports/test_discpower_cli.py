@@ -62,7 +62,23 @@ def test_tukey_bad_matrix_is_a_clear_error(tmp_path, capsys, content, message):
 def test_tukey_bad_trials(matrix, capsys):
     path, _ = matrix
     assert main(["tukey", str(path), "--trials", "0"]) == 2
-    assert "The 'n_trials' parameter must be an integer >= 1. Got 0 instead." in capsys.readouterr().err
+    assert "The '--trials' parameter must be an integer >= 1. Got 0 instead." in capsys.readouterr().err
+
+
+def test_tukey_too_many_trials_names_the_flag_with_the_memory_advice(matrix, capsys, monkeypatch):
+    """Issue 41: 10^10 trials named 'n_trials' and lost the memory advice; the command names --trials, with the
+    memory it needs and how many fit, and above the hard limit with that limit."""
+    from discpower.stats import memory
+
+    path, _ = matrix
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**34)  # 16 GiB
+    assert main(["tukey", str(path), "--trials", "10000000000"]) == 2
+    err = capsys.readouterr().err
+    assert "--trials (10,000,000,000 trials" in err and "needs about 149.0 GiB" in err and "fit)" in err
+    assert "n_trials" not in err
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**50)
+    assert main(["tukey", str(path), "--trials", "10000000000"]) == 2
+    assert "--trials must be at most 1,000,000,000" in capsys.readouterr().err
 
 
 def test_meta_report_and_figures(tmp_path, capsys):
