@@ -263,7 +263,8 @@ def cwl_frame(gain_file, result_file, metrics_file=None, cost_file=None, max_dep
         gains = pd.concat([gains, pd.DataFrame({"topic": absent, "docno": filler, "grade": 0.0})],
                           ignore_index=True)
     costs = _document_costs(read_cost_file(cost_file), result_file) if cost_file else None
-    if not measures:
+    if not measures or run.empty:  # cwl_eval scores the results file's topics: an empty file has none (the
+        # reader has said that it is empty, once)
         return pd.DataFrame({name: pd.Series(dtype=object if name in ("Topic", "Metric") else np.float64)
                              for name in CWL_COLUMNS})
     metrics = {}

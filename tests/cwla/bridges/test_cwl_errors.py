@@ -167,3 +167,15 @@ def test_a_results_file_that_is_not_a_run_names_file_and_line(files):
     (files / "r").write_text("q1 E1 a 1 3 R\nq1 E1 b 2\n")
     assert _error("cwl", files / "g", files / "r", "-c", files / "g") == \
         f"{files / 'r'}, line 2: expected 6 columns (qid Q0 docno rank score tag), found 4"
+
+
+def test_an_empty_results_file_warns_once_and_prints_nothing(tmp_path, capsys):
+    """Issue 41: the reader says the file is empty; the run frame built from it is not a second, unasked-for
+    "run DataFrame" warning; cwl_eval scores the results file's topics, and it has none."""
+    gains, results = tmp_path / "gains", tmp_path / "results"
+    gains.write_text("q1 0 d1 1\n")
+    results.write_text("")
+    assert main(["cwl", str(gains), str(results)]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("warning:") == 1 and "is empty: no run lines" in err and "DataFrame" not in err
