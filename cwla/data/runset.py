@@ -483,6 +483,11 @@ def _checked_names(named: list) -> list:
     if not named:
         raise InputError("no runs given: pass at least one run file, DataFrame or dict")
     names = [name for name, _ in named]
+    for name in names:  # a tab or a line break in a name would break every TSV and TREC line it is printed in
+        if isinstance(name, str) and any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise InputError(f"run name {name!r} holds a control character (a tab, a line break, ...): the TSV "
+                             f"tables and TREC files cwla writes separate fields and lines with them; rename the "
+                             f"file, or in Python pass a dict {{name: run}} with another name")
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"run names must be unique; {dupes} appear more than once (a run is named by its file name "

@@ -713,3 +713,18 @@ def test_real_cwl_gain_file_float_grades(shared_data):
         pytest.skip("cwl_eval fixtures not found")
     qrels = read_qrels(path)
     assert (qrels["grade"] % 1 != 0).any()
+
+
+@pytest.mark.parametrize("name", ["run\tone", "run\none", "run\rone", "a\x00b"])
+def test_a_run_name_with_a_control_character_is_refused(tmp_path, name):
+    """Issue 41: a tab or a line break in a run name broke the TSV outputs (one field became two, one line two);
+    it is refused with the name shown escaped, from a file name or a dict key alike."""
+    qrels = pd.DataFrame({"topic": ["q1"], "docno": ["d1"], "grade": [1]})
+    run = pd.DataFrame({"topic": ["q1"], "docno": ["d1"], "score": [1.0]})
+    with pytest.raises(cwla.InputError, match=r"run name .* holds a control character"):
+        cwla.evaluate(qrels, {name: run, "other": run}, ["P@1"])
+    if "\x00" not in name:
+        path = tmp_path / f"{name}.txt"
+        path.write_text("q1 Q0 d1 1 1.0 r\n")
+        with pytest.raises(cwla.InputError, match=re.escape(repr(f"{name}.txt"))):
+            cwla.evaluate(qrels, [path], ["P@1"])
