@@ -447,12 +447,15 @@ def open_runs(directory: str | os.PathLike, *, verify: bool = True) -> RunSet:
     expected = {"lengths": (n_runs, n_topics), "pair_starts": (n_topics + 1,), "docno_hashes": (max(n_pairs, 0),),
                 "docno_blob": (int(a["docno_offsets"][-1]) if n_pairs >= 0 else 0,), "doc_ids": (total,),
                 "scores": (total,)}
-    for key, shape in expected.items():  # the arrays' shapes agree with each other and the manifest
-        if a[key].shape != shape:
-            raise InputError(f"{where}: {_STORE_ARRAYS[key][0]} holds {a[key].dtype} of shape {a[key].shape}; the "
-                             f"manifest expects {a[key].dtype} of shape {shape}")
+    # the checksums first: with verify, a changed file is named by its own checksum, before any disagreement
+    # between arrays it causes is seen (a changed lengths.npy changes how many documents doc_ids.npy should hold)
     summary = check_arrays(a, files, manifest, where, verify=verify,
                            summarise={"docno_offsets": True, "pair_starts": True, "lengths": False, "doc_ids": False})
+    for key, shape in expected.items():  # the arrays' shapes agree with each other and the manifest
+        if a[key].shape != shape:
+            raise InputError(f"{where}: {_STORE_ARRAYS[key][0]} has shape {a[key].shape}, but {_BECAUSE[key]} "
+                             f"give {shape}: one of them was changed after the store was written (the store is "
+                             f"corrupt); write it again")
     offsets, pair_starts, lengths = summary["docno_offsets"], summary["pair_starts"], summary["lengths"]
     # the kernels do not check bounds: a damaged store must stop here, with a clear error
     if n_pairs < 0 or not offsets.non_decreasing or offsets.min < 0 or not pair_starts.non_decreasing \
@@ -472,6 +475,12 @@ def open_runs(directory: str | os.PathLike, *, verify: bool = True) -> RunSet:
                      ties=manifest["ties"], order=manifest["order"])
     _STORES[run_set] = folder
     return run_set
+
+
+#: what decides each store array's shape (the messages of :func:`open_runs`)
+_BECAUSE = {"lengths": "the manifest's runs x topics", "pair_starts": "the manifest's topics (plus one)",
+            "docno_hashes": "the pairs of docno_offsets.npy", "docno_blob": "the last of docno_offsets.npy",
+            "doc_ids": "the lengths of lengths.npy (their sum)", "scores": "the lengths of lengths.npy (their sum)"}
 
 
 def default_workers() -> int:

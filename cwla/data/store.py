@@ -280,9 +280,14 @@ def map_arrays(folder: str, manifest: dict, spec: Mapping[str, tuple], where: st
         if not os.path.isfile(path):
             raise InputError(f"{where}: {name} is missing")
         found, found_shape, offset, size = _header(path, where, name)
-        if found != dtype or found_shape != shape or entry.get("dtype") != dtype.str:
-            raise InputError(f"{where}: {name} holds {found} of shape {found_shape}; the manifest expects "
-                             f"{dtype} of shape {shape}")
+        if entry.get("dtype") != dtype.str:
+            raise InputError(f"{where}: {MANIFEST} records the dtype {entry.get('dtype')!r} for {name}; a run "
+                             f"store holds {dtype.str!r} ({dtype}) there")
+        if found != dtype:
+            raise InputError(f"{where}: {name}'s header gives the dtype {found}; the store holds {dtype} there")
+        if found_shape != shape:
+            raise InputError(f"{where}: {name}'s header gives the shape {found_shape}; the manifest records "
+                             f"{shape}")
         nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         if size != offset + nbytes:
             problem = "truncated" if size < offset + nbytes else "longer than its header says"

@@ -161,6 +161,32 @@ def test_lengths_shifted_between_topics_are_refused(template, tmp_path):
         cwla.open_runs(store)
 
 
+def test_a_changed_lengths_file_is_named_not_the_doc_ids_it_disagrees_with(template, tmp_path):
+    """Issue 41: a lengths.npy whose sum changed was reported as a doc_ids.npy of the wrong shape; with verify the
+    checksum names lengths.npy, and without it the message names both files and what decides the shape."""
+    folder, _ = template
+    store = _copy(folder, tmp_path / "s")
+    lengths = np.load(store / "lengths.npy")
+    lengths[0, 0] += 1  # one more document than doc_ids.npy holds
+    np.save(store / "lengths.npy", lengths)
+    with pytest.raises(InputError, match="lengths.npy was changed after the store was written"):
+        cwla.open_runs(store)
+    with pytest.raises(InputError, match=r"doc_ids.npy has shape \(\d+,\), but the lengths of lengths.npy \(their "
+                                         r"sum\) give \(\d+,\): one of them was changed"):
+        cwla.open_runs(store, verify=False)
+
+
+def test_a_manifest_dtype_that_differs_says_which_not_a_contradiction(template, tmp_path):
+    """Issue 41: "holds int64 of shape (4420,); the manifest expects int64 of shape (4420,)" -- the manifest's
+    dtype field differed in its spelling only; the message now says which field and what it should be."""
+    folder, _ = template
+    store = _copy(folder, tmp_path / "s")
+    _rewrite_manifest(store, lambda m: m["arrays"]["lengths"].__setitem__("dtype", "int64"))
+    with pytest.raises(InputError, match=r"manifest.json records the dtype 'int64' for lengths.npy; a run store "
+                                         r"holds '<i8' \(int64\) there"):
+        cwla.open_runs(store, verify=False)
+
+
 def test_an_edited_manifest_is_refused(template, tmp_path):
     folder, expected = template
     store = _copy(folder, tmp_path / "s")
