@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gzip
 import os
 import secrets
 import stat
@@ -72,13 +71,61 @@ def read_bytes(path, what: str, *, layout: str | None = None, error: type[Except
         raise error(f"{label} is a directory, not a {kind}") from None
     if bytes(data[:len(GZIP_MAGIC)]) == GZIP_MAGIC:
         try:
-            data = gzip.decompress(data)
+            data = gunzip(data, label, error)
         except (OSError, EOFError, zlib.error) as exc:
             raise error(f"{label}: starts like a gzip file but cannot be decompressed ({exc}); accepted: plain "
                         f"text or gzip") from None
     if bytes(data[:len(UTF8_BOM)]) == UTF8_BOM:
         data = data[len(UTF8_BOM):]
     return data
+
+
+#: the most a gzip file may expand, output over input: TREC run and qrels text compresses 4-10x, and deflate's
+#: own limit is about 1,032x (a gzip bomb: a small file of one repeated line)
+MAX_GZIP_RATIO = 100
+#: below this many decompressed bytes the ratio is not checked (a small file of repeated lines is no threat)
+_RATIO_FROM = 64 * 2**20
+def _memory_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def gunzip(data, label: str, error: type[Exception] = InputError) -> bytes:
+    """``data`` (gzip, one member or several) decompressed, refused with ``error`` once the output passes
+    what a real file could hold: more than :data:`MAX_GZIP_RATIO` times the compressed size (once past
+    64 MiB), or more than a quarter of the machine's memory (the text, and the arrays parsed from it, must
+    fit). zlib stops at that limit, so a gzip bomb is refused having decompressed about 100 times its own
+    size, never filling the memory first; a real file is decompressed in one call, as ``gzip.decompress``
+    does."""
+    compressed = len(data)
+    memory = _memory_bytes()
+    limit = max(_RATIO_FROM, MAX_GZIP_RATIO * compressed)
+    if memory:
+        limit = min(limit, memory // 4)
+    out, total = [], 0
+    pending = memoryview(data).cast("B")
+    while True:
+        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        piece = decompressor.decompress(pending, limit - total + 1)
+        total += len(piece)
+        if total > limit:
+            if limit == MAX_GZIP_RATIO * compressed or limit == _RATIO_FROM:
+                raise error(f"{label}: this gzip file of {compressed:,} bytes decompresses to more than "
+                            f"{limit:,} (over {MAX_GZIP_RATIO}x; TREC text compresses 4-10x): refused as a gzip "
+                            f"bomb before it fills the memory")
+            raise error(f"{label}: decompresses to more than {limit:,} bytes, a quarter of this machine's memory "
+                        f"({memory:,} bytes): the text and the arrays read from it would not fit")
+        out.append(piece)
+        if not decompressor.eof:
+            raise EOFError("compressed file ended before the end-of-stream marker was reached")
+        rest = decompressor.unused_data
+        if not rest.strip(b"\0"):  # the end, or gzip's zero padding
+            return out[0] if len(out) == 1 else b"".join(out)
+        if rest[:len(GZIP_MAGIC)] != GZIP_MAGIC:
+            raise EOFError("trailing bytes after the gzip data are not another gzip member")
+        pending = rest
 
 
 def read_array(path, what: str, *, layout: str | None = None,

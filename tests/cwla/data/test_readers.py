@@ -728,3 +728,55 @@ def test_a_run_name_with_a_control_character_is_refused(tmp_path, name):
         path.write_text("q1 Q0 d1 1 1.0 r\n")
         with pytest.raises(cwla.InputError, match=re.escape(repr(f"{name}.txt"))):
             cwla.evaluate(qrels, [path], ["P@1"])
+
+
+BOMB_READER = """
+import resource, sys
+import cwla
+try:
+    cwla.read_run(sys.argv[1])
+    print("read")
+except cwla.InputError as err:
+    print("refused:", err)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+@pytest.mark.slow
+def test_a_gzip_bomb_is_refused_by_its_decompressed_size_in_bounded_memory(tmp_path):
+    """Issue 41: a small gzip file of one repeated run line, 512 MiB decompressed (about 160x), allocated 9 GiB
+    of parsed arrays before it was refused; it is refused while decompressing, once the output passes 100x the
+    compressed size, with the process' peak memory under 1 GiB."""
+    import subprocess
+    import sys
+    import zlib
+
+    compressor = zlib.compressobj(1, zlib.DEFLATED, 31)
+    chunk = b"q1 Q0 d1 1 1.0 r\n" * (2**22 // 17)
+    path = tmp_path / "bomb.gz"
+    with open(path, "wb") as fh:
+        for _ in range(2**29 // len(chunk)):
+            fh.write(compressor.compress(chunk))
+        fh.write(compressor.flush())
+    size = path.stat().st_size
+    assert 2**29 / size > 100  # a bomb by the rule
+    done = subprocess.run([sys.executable, "-c", BOMB_READER, str(path)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    message, peak = done.stdout.strip().splitlines()
+    assert message.startswith(f"refused: {path}: this gzip file of {size:,} bytes decompresses to more than")
+    assert "gzip bomb" in message and int(peak) < 2**30
+
+
+def test_a_highly_compressible_but_small_file_is_read(tmp_path):
+    """The ratio is not checked below 64 MiB of text: a small file of repeated lines (over 100x) is read."""
+    from cwla.data.files import read_bytes
+
+    path = tmp_path / "repeated.gz"
+    text = b"q1 Q0 d1 1 1.0 r\n" * 600_000  # 10 MB, about 400x
+    path.write_bytes(gzip.compress(text))
+    assert len(text) / path.stat().st_size > 100
+    assert read_bytes(path, "run") == text
+    real = tmp_path / "real.gz"  # and a run of distinct lines, about 5x
+    real.write_bytes(gzip.compress("".join(f"q1 Q0 d{i} {i} 1.0 r\n" for i in range(1, 100_001)).encode()))
+    assert len(cwla.read_run(real)) == 100_000
