@@ -159,19 +159,30 @@ def randomised_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, sy
     return max_t_test(X, names, B, seed_value(seed), plus_one=plus_one)
 
 
-def max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:
-    """:func:`randomised_max_t` on a checked matrix and checked trials and seed."""
-    n = X.shape[0]  # >= 2: score_matrix refuses fewer topics
+def _observed(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(S, W, t) of a checked matrix: the column sums, :func:`pair_weights` and every pair's paired |t|."""
     S = column_sums(X)
     W = pair_weights(X)
-    t = _t(np.abs(S[:, None] - S[None, :]) * W, n)
-    null = _t(null_maxima(X, W, n_trials, np.uint64(seed)), n)
+    return S, W, _t(np.abs(S[:, None] - S[None, :]) * W, X.shape[0])
+
+
+def _result(method: str, systems: tuple, S: np.ndarray, t: np.ndarray, null: np.ndarray, n: int, n_trials: int,
+            seed: int, plus_one: bool) -> PairwiseTest:
+    """A max-t test's PairwiseTest: p_ij from the null maxima of |t| (the module docstring)."""
     p = exceedance_pvalues(t, null, plus_one=plus_one)
     np.fill_diagonal(p, np.nan)
     np.fill_diagonal(t, 0.0)
-    return PairwiseTest(method="randomised max-t", systems=systems, diff=(S[:, None] - S[None, :]) / n, statistic=t,
-                        pvalue=p, n_topics=n, null_distribution=null, n_resamples=n_trials, seed=seed,
-                        means=S / n, plus_one=plus_one)
+    return PairwiseTest(method=method, systems=systems, diff=(S[:, None] - S[None, :]) / n, statistic=t, pvalue=p,
+                        n_topics=n, null_distribution=null, n_resamples=n_trials, seed=seed, means=S / n,
+                        plus_one=plus_one)
+
+
+def max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:
+    """:func:`randomised_max_t` on a checked matrix and checked trials and seed."""
+    n = X.shape[0]  # >= 2: score_matrix refuses fewer topics
+    S, W, t = _observed(X)
+    null = _t(null_maxima(X, W, n_trials, np.uint64(seed)), n)
+    return _result("randomised max-t", systems, S, t, null, n, n_trials, seed, plus_one)
 
 
 @jit(parallel=True)
@@ -285,13 +296,6 @@ def permutation_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, s
 def perm_max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:
     """:func:`permutation_max_t` on a checked matrix and checked trials and seed."""
     n = X.shape[0]
-    S = column_sums(X)
-    W = pair_weights(X)
-    t = _t(np.abs(S[:, None] - S[None, :]) * W, n)
+    S, _, t = _observed(X)
     null = _t(np.sqrt(permutation_maxima(X, n_trials, np.uint64(seed))), n)
-    p = exceedance_pvalues(t, null, plus_one=plus_one)
-    np.fill_diagonal(p, np.nan)
-    np.fill_diagonal(t, 0.0)
-    return PairwiseTest(method="studentised-permutation max-t", systems=systems, diff=(S[:, None] - S[None, :]) / n,
-                        statistic=t, pvalue=p, n_topics=n, null_distribution=null, n_resamples=n_trials, seed=seed,
-                        means=S / n, plus_one=plus_one)
+    return _result("studentised-permutation max-t", systems, S, t, null, n, n_trials, seed, plus_one)
