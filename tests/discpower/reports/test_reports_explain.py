@@ -123,7 +123,9 @@ def test_tukey_and_meta_headers(data, tmp_path, capsys):
     out, _ = _out(capsys, main, "meta", qrels_path, *run_paths, "-m", "nDCG@10", "-m", "RBP_ERG",
                   "--trials", 200, "--splits", 20)
     facts = header_facts(out)
-    assert facts["test"] == "randomised Tukey HSD, B = 200 trials per metric"
+    assert facts["test"] == ("paired randomised Tukey HSD, B = 200 trials per metric; the published "
+                             "meta-evaluations' test, kept for comparability (--test perm-max-t holds the family-wise "
+                             "error under the data-based nulls: docs/calibration.md)")
     assert "not inference about other topics" in facts["outperforms"]
     assert facts["runs"] == "6" and facts["topics"] == "10"
 
