@@ -422,8 +422,8 @@ def _break(folder: Path, how: str):
     ("newer version", "format version 99; this cwla reads versions 1, 2"),
     ("missing array", "scores.npy is missing"),
     ("truncated array", "doc_ids.npy is corrupt or truncated"),
-    ("wrong dtype", "scores.npy holds float64 of shape"),
-    ("wrong names", "lengths.npy holds int64 of shape (2, "),
+    ("wrong dtype", "scores.npy's header gives the dtype float64; the store holds float32 there"),
+    ("wrong names", "manifest.json was changed after the store was written"),
 ])
 def test_a_broken_store_is_a_clear_error(tmp_path, how, message):
     _, runs = cwla.synthetic.collection(n_topics=5, n_runs=2, seed=1)

@@ -328,6 +328,14 @@ def test_delta_agrees_with_the_pvalue_rule_for_both_definitions():
             assert exceedance_pvalues(smaller[-1], r.null_distribution, plus_one=plus_one) >= alpha
 
 
-def test_trials_beyond_the_limit_are_a_clear_error():
-    with pytest.raises(DiscpowerError, match="must be at most 1,000,000,000"):
-        randomised_tukey_hsd(np.random.default_rng(0).random((5, 3)), 10**13)
+def test_trials_beyond_the_limit_are_a_clear_error(monkeypatch):
+    from discpower.stats import memory
+
+    X = np.random.default_rng(0).random((5, 3))
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**34)  # first the memory they would need, and advice
+    with pytest.raises(DiscpowerError, match=r"The 'n_trials' parameter \(10,000,000,000,000 trials.*needs about "
+                                             r"149011.6 GiB of memory.*use fewer trials \(about [\d,]+ fit\)"):
+        randomised_tukey_hsd(X, 10**13)
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**60)  # then the hard limit
+    with pytest.raises(DiscpowerError, match="The 'n_trials' parameter must be at most 1,000,000,000"):
+        randomised_tukey_hsd(X, 10**13)
