@@ -6,7 +6,7 @@ checks that the extra's feature works on the built-in synthetic collection (no .
 
 * ``testing`` -- cwla.testing's strategies and invariant checks, under Hypothesis;
 * ``plots`` -- discpower's figures (an ASL-curve plot and a similarity heatmap), written as PNG;
-* ``ir_measures`` -- cwla's metrics as ir_measures measures, equal to cwla.evaluate per topic;
+* ``ir-measures`` -- cwla's metrics as ir_measures measures, equal to cwla.evaluate per topic;
 * ``pyterrier`` -- cwla's metrics inside pt.Experiment (DataFrame runs: no Java), equal to cwla.evaluate.
 
 The ``docs`` extra is checked by .ci/run's own step (``mkdocs build --strict`` in a venv of its own).
@@ -123,7 +123,7 @@ def check_pyterrier() -> None:
             _equal(got, {t: expected[t] for t in got}, f"pt.Experiment {name} {measure}")
 
 
-CHECKS = {"testing": check_testing, "plots": check_plots, "ir_measures": check_ir_measures,
+CHECKS = {"testing": check_testing, "plots": check_plots, "ir-measures": check_ir_measures,
           "pyterrier": check_pyterrier}
 
 

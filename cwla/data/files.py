@@ -120,8 +120,8 @@ def gunzip(data, label: str, error: type[Exception] = InputError) -> bytes:
         out.append(piece)
         if not decompressor.eof:
             raise EOFError("compressed file ended before the end-of-stream marker was reached")
-        rest = decompressor.unused_data
-        if not rest.strip(b"\0"):  # the end, or gzip's zero padding
+        rest = decompressor.unused_data.lstrip(b"\0")  # gzip's zero padding, after a member
+        if not rest:
             return out[0] if len(out) == 1 else b"".join(out)
         if rest[:len(GZIP_MAGIC)] != GZIP_MAGIC:
             raise EOFError("trailing bytes after the gzip data are not another gzip member")

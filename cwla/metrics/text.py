@@ -99,9 +99,8 @@ __all__ = ["parse_metric", "parse_gain", "parser_name", "format_metric", "parse_
            "CHEN_SAKAI_DEFAULTS", "TREC_DEFAULT_CUTOFFS"]
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<str>'[^']*'|\"[^\"]*\")|(?P<op>[()\[\]{},=+@:]))",
-    re.ASCII,  # digits are 0-9 (not every Unicode digit) and names ASCII letters
+    r"\s*(?:(?P<num>[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<str>'[^']*'|\"[^\"]*\")|(?P<op>[()\[\]{},=+@:]))"  # digits 0-9 only, not every Unicode digit
 )
 #: the longest number a metric text may hold (no parameter needs more digits than a double carries)
 _LONGEST_NUMBER = 40

@@ -276,7 +276,7 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     tests = {}
     for k, label in enumerate(ev.labels):
         X, systems = score_matrix(ev.scores(label))  # runs x topics, labelled: read as topics x runs
-        tests[label] = run_test(X, systems, test, B, tukey_seed)  # checks the sums it forms
+        tests[label] = run_test(X, systems, test, B, tukey_seed, alpha=alpha)  # checks the sums it forms
         tick((k + 1) * B, len(ev.labels) * B)
     similarity = ranking_similarity(ev)
     consistency = within = None

@@ -541,7 +541,7 @@ class QrelsComparer(Displayed):
         if topics is not None:
             scores = scores.loc[:, list(topics)]
         X, systems = score_matrix(scores)  # runs x topics, labelled: read as topics x runs
-        return significance_test(X, systems, self.test, n_trials=self.n_trials, seed=self.seed)
+        return significance_test(X, systems, self.test, n_trials=self.n_trials, seed=self.seed, alpha=self.alpha)
 
     def truth_test_on(self, topics: tuple, metric: str | None = None) -> PairwiseTest:
         """The ground truth's test of ``metric`` (default: the first) on ``topics``: computed once, kept."""

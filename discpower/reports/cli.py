@@ -109,7 +109,8 @@ def _parser() -> argparse.ArgumentParser:
 
     m = commands.add_parser("meta", help="meta-evaluate metrics on TREC qrels and runs",
                             description="Score the runs with cwla, then report per metric: discriminative power "
-                                        "at alpha (randomised Tukey HSD), Delta_alpha, split-half consistency; and "
+                                        "at alpha (--test: the randomised Tukey HSD by default), Delta_alpha, "
+                                        "split-half consistency; and "
                                         "Kendall tau-b between the metrics' system rankings.")
     add_scoring_arguments(m, default_metric=None)
     m.add_argument("--trials", type=int, default=2000, metavar="B", help="trials of the test per metric (2000)")
@@ -246,8 +247,7 @@ def _cmd_meta(args) -> int:
              ("metrics", len(report.labels)), ("test", _meta_test_words(args)),
              ("alpha", args.alpha), ("split-half", f"{args.splits} splits"), ("seed", args.seed)]
     glossary = [("dp", f"discriminative power: the share of run pairs with p < alpha ({words_of(args.test)})"),
-                ("delta", "Delta_alpha: the (1 - alpha) quantile of the test's null distribution, the smallest "
-                          "difference of means that reaches p < alpha"),
+                ("delta", _delta_words(args.test)),
                 ("mean_tau", "split-half consistency: the mean Kendall tau-b between the run rankings on the two "
                              "halves of each random split of the topics"),
                 ("outperforms", "metrics this one beats in consistency (higher mean tau, p < alpha in a Tukey HSD "
@@ -311,6 +311,17 @@ def _cmd_compare(args) -> int:
         print(f"{PROG}: note: the candidate judges {m['topics_candidate']} of the ground truth's {n_truth} topics; "
               f"the ground truth is tested on {m['topics_truth']}", file=sys.stderr)
     return 0
+
+
+def _delta_words(test: str) -> str:
+    """What meta's delta column holds for its test."""
+    if test == "tukey":
+        return ("Delta_alpha: the (1 - alpha) quantile of the test's null distribution, the smallest difference of "
+                "means that reaches p < alpha")
+    if resamples(test):
+        return ("the (1 - alpha) quantile of the test's null distribution, in the units of its statistic (for a "
+                "max-t test a critical paired |t|, not a difference of means)")
+    return "empty: the test has no null distribution to take a quantile of"
 
 
 def _meta_test_words(args) -> str:

@@ -145,7 +145,7 @@ def _decide(test, X, systems, n_trials, seed, alpha, q_crit):
     if test == "parametric-tukey":
         diff, q, _ = studentized_ranges(X)
         return q > q_crit, diff
-    res = run_test(X, systems, test, n_trials, seed)  # checked: calibrate checks the memory once
+    res = run_test(X, systems, test, n_trials, seed, alpha=alpha)  # checked: calibrate checks the memory once
     if tuple(res.systems) != tuple(systems):
         raise DiscpowerError(f"the test callable returned a result for other systems ({len(res.systems)}: "
                              f"{list(res.systems)[:3]} ...) than the {len(systems)} columns it was given")

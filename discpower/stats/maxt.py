@@ -244,12 +244,14 @@ def permutation_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, s
                        T*_b = max_{i<j} |t*_ij| on the permuted matrix
         p_ij = (#{b : T*_b >= t_ij - 1e-10} + 1) / (B + 1)          (plus_one=False: count / B)
 
-    Single-step max-T (Westfall & Young 1993): it controls the family-wise error over all C(m, 2) pairs.
-    The Tukey HSD's range of raw means is exact only when the systems are exchangeable (equal variances
-    and correlations); studentising each pair makes the permutation statistic asymptotically valid
-    without exchangeability (Janssen 1997; Chung & Romano 2013), so it holds alpha under the nulls built
-    from real runs whose variances differ (``docs/calibration.md``). A permutation changes each pair's
-    variance, so a trial costs O(n m^2) where the Tukey HSD's costs O(n m).
+    Single-step max-T (Westfall & Young 1993) over all C(m, 2) pairs. The Tukey HSD's range of raw means
+    is exact only when the systems are exchangeable (equal variances and correlations), so a pair of
+    high-variance runs dominates its null. Studentising puts every pair on one scale: for one pair, a
+    studentised permutation statistic is asymptotically valid without exchangeability (Janssen 1997;
+    Chung & Romano 2013). For the maximum over pairs that theory does not carry over (the relabelled
+    pairs' correlations are not the data's), so its family-wise error is checked empirically, under nulls
+    built from real runs (``docs/calibration.md``). A permutation changes each pair's variance, so a trial
+    costs O(n m^2) where the Tukey HSD's costs O(n m).
 
     Parameters
     ----------

@@ -209,8 +209,9 @@ def resolve(test: object, correction: object = None) -> tuple[Entry, str | None]
 
 def reachable(correction: str | None, family: int, n_trials: int, alpha: float, plus_one: bool = True) -> bool:
     """Whether a family of ``family`` randomised p-values, each at least 1/(B + 1) (``plus_one``; 0 else), can
-    have any member significant (adjusted p < alpha) after ``correction``: the corrections are monotone, so the
-    best case is every p-value at its smallest, 1/(B + 1)."""
+    have any member significant (adjusted p < alpha) after ``correction``: for every correction of
+    :data:`~discpower.stats.significance.CORRECTIONS` (the two-stage ones included) the best case is every
+    p-value at its smallest, 1/(B + 1). Without a correction it is True (a test's own B is its business)."""
     if correction is None or not plus_one or family < 1:
         return True
     p = np.full(family, 1.0 / (n_trials + 1))
@@ -219,6 +220,8 @@ def reachable(correction: str | None, family: int, n_trials: int, alpha: float, 
 
 def trials_needed(correction: str | None, family: int, alpha: float) -> int:
     """The smallest B at which :func:`reachable` holds (plus-one p-values)."""
+    if reachable(correction, family, 1, alpha):
+        return 1
     lo, hi = 1, 2
     while not reachable(correction, family, hi, alpha):
         lo, hi = hi, hi * 2
@@ -290,18 +293,19 @@ def _every_pair(test: Entry, X: np.ndarray, systems: tuple, n_trials, seed, plus
                         plus_one=bool(plus_one) if test.resampling else False)
 
 
-def _corrected(result: PairwiseTest, correction: str) -> PairwiseTest:
+def _corrected(result: PairwiseTest, correction: str, alpha: float) -> PairwiseTest:
     m = len(result.systems)
     i, j = np.triu_indices(m, k=1)
     p = np.full((m, m), np.nan)
-    p[i, j] = p[j, i] = adjust_pvalues(result.pvalue[i, j], correction)
+    p[i, j] = p[j, i] = adjust_pvalues(result.pvalue[i, j], correction, alpha=alpha)  # two-stage ones use alpha
     return attrs.evolve(result, method=f"{result.method} ({correction})", pvalue=p)
 
 
 def run_test(X: np.ndarray, systems: tuple, test: object, n_trials: int | None, seed: int | None, *,
-             plus_one: bool = True) -> PairwiseTest:
+             plus_one: bool = True, alpha: float = 0.05) -> PairwiseTest:
     """Every pair of a checked matrix tested by a checked test name (or a callable ``(X, systems) ->
-    PairwiseTest``); n_trials and seed checked (unused by a test that does not resample)."""
+    PairwiseTest``); n_trials and seed checked (unused by a test that does not resample); ``alpha`` is the
+    level of a two-stage correction (``fdr_tsbh``, ``fdr_tsbky``), which depends on it."""
     if callable(test):
         result = test(X, systems)
         if not isinstance(result, PairwiseTest):
@@ -313,10 +317,11 @@ def run_test(X: np.ndarray, systems: tuple, test: object, n_trials: int | None, 
     else:
         finite_sums(X, found.finite, squares=found.squares)
         result = found.run(X, systems, n_trials, seed, plus_one)
-    return result if correction is None else _corrected(result, correction)
+    return result if correction is None else _corrected(result, correction, alpha)
 
 
-def significance_test(X, systems, test="tukey", *, n_trials=10_000, seed=0, plus_one=True) -> PairwiseTest:
+def significance_test(X, systems, test="tukey", *, n_trials=10_000, seed=0, plus_one=True,
+                      alpha=0.05) -> PairwiseTest:
     """:func:`run_test` on a matrix and options not yet checked (the qrels comparisons call it).
 
     The resampling's memory is not checked here: the entry point that plans many tests checks it once
@@ -325,4 +330,4 @@ def significance_test(X, systems, test="tukey", *, n_trials=10_000, seed=0, plus
     if callable(test):
         return run_test(X, systems, test, None, None)
     X, names = score_matrix(X, systems=systems)
-    return run_test(X, names, test, trials_value(n_trials), seed_value(seed), plus_one=plus_one)
+    return run_test(X, names, test, trials_value(n_trials), seed_value(seed), plus_one=plus_one, alpha=alpha)

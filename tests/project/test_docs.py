@@ -122,8 +122,11 @@ def test_every_entry_point_has_examples_that_run(package, name):
 
 def test_the_extras_and_the_documentation_url():
     pyproject = (ROOT / "pyproject.toml").read_text()
-    extras = dict(re.findall(r"^([a-z_]+) = (\[.*?\])$", pyproject, flags=re.M | re.S))
-    for extra, package in [("ir_measures", "ir-measures"), ("pyterrier", "python-terrier"),
+    section = pyproject.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    extras = dict(re.findall(r"^([A-Za-z0-9_.-]+) = (\[.*?\])$", section, flags=re.M | re.S))
+    # the extras' names as pip normalises them (PEP 685: lower case, '-'): the spelling every pip matches
+    assert len(extras) >= 9 and all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name) for name in extras), extras
+    for extra, package in [("ir-measures", "ir-measures"), ("pyterrier", "python-terrier"),
                            ("dask", "dask[distributed]"), ("ray", "ray"), ("docs", "playwright")]:
         assert f'"{package}' in extras.get(extra, ""), extra
     url = re.search(r'^Documentation = "([^"]+)"', pyproject, flags=re.M).group(1)

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow  # fresh processes: the slow tier
 
 SCRIPT = ROOT / ".ci" / "extras.py"
 #: the module each extra brings
-NEEDS = {"testing": "hypothesis", "plots": "matplotlib", "ir_measures": "ir_measures", "pyterrier": "pyterrier"}
+NEEDS = {"testing": "hypothesis", "plots": "matplotlib", "ir-measures": "ir_measures", "pyterrier": "pyterrier"}
 
 
 @pytest.mark.parametrize("extra", list(NEEDS))

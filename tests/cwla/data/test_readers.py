@@ -780,3 +780,22 @@ def test_a_highly_compressible_but_small_file_is_read(tmp_path):
     real = tmp_path / "real.gz"  # and a run of distinct lines, about 5x
     real.write_bytes(gzip.compress("".join(f"q1 Q0 d{i} {i} 1.0 r\n" for i in range(1, 100_001)).encode()))
     assert len(cwla.read_run(real)) == 100_000
+
+
+def test_gzip_members_padding_and_damage_read_as_gzip_decompress_reads_them(tmp_path):
+    """cwla's gunzip (with its bomb limit) against the standard library on the shapes gzip files take: several
+    members, zero padding after a member and between members, an empty member; a truncated file and trailing
+    bytes that are not a member are refused."""
+    from cwla.data.files import read_bytes
+
+    a, b = gzip.compress(b"q1 Q0 d1 1 1.0 r\n"), gzip.compress(b"q2 Q0 d2 1 2.0 r\n")
+    for name, data in {"members": a + b, "padding": a + b"\0" * 7, "padding between": a + b"\0" * 3 + b,
+                       "empty member": gzip.compress(b"") + a}.items():
+        path = tmp_path / f"{name}.gz"
+        path.write_bytes(data)
+        assert read_bytes(path, "run") == gzip.decompress(data), name
+    for name, data in {"truncated": a[:-3], "trailing": a + b"junk"}.items():
+        path = tmp_path / f"{name}.gz"
+        path.write_bytes(data)
+        with pytest.raises(InputError, match="starts like a gzip file but cannot be decompressed"):
+            read_bytes(path, "run")

@@ -8,7 +8,7 @@ from discpower import DiscpowerError
 from discpower.reports import cli
 from discpower.reports.systems import TESTS as SYSTEM_TESTS
 from discpower.stats.registry import FAMILY_WISE, NAMES, REGISTRY, RESAMPLING, TESTS, check_test, run_test
-from discpower.stats.registry import significance_test, lookup, words_of
+from discpower.stats.registry import significance_test, lookup, reachable, trials_needed, words_of
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +90,18 @@ def test_discriminative_power_and_asl_curves_test_a_matrix_by_name(X):
         discpower.discriminative_power({"m": X}, test="nope")
     with pytest.raises(DiscpowerError, match="not a PairwiseTest nor a topics x systems score matrix"):
         discpower.discriminative_power({"m": [[1, 2], [3, 4]]})
+
+
+def test_a_two_stage_correction_takes_the_entry_points_alpha(X):
+    """fdr_tsbh and fdr_tsbky depend on alpha: run_test adjusts at the alpha it is given (calibrate, meta_evaluate
+    and the qrels comparisons pass theirs), as compare_systems does."""
+    from discpower.stats.significance import adjust_pvalues
+
+    Y = np.random.default_rng(0).random((12, 4))
+    Y[:, 0] += 0.2  # p-values between the two levels' first-stage thresholds
+    raw = discpower.paired_t_test(Y).pair_pvalues()
+    assert not np.allclose(adjust_pvalues(raw, "fdr_tsbh", alpha=0.05), adjust_pvalues(raw, "fdr_tsbh", alpha=0.2))
+    for alpha in (0.05, 0.2):
+        got = run_test(Y, ("a", "b", "c", "d"), "t-test-fdr_tsbh", None, None, alpha=alpha).pair_pvalues()
+        np.testing.assert_allclose(got, adjust_pvalues(raw, "fdr_tsbh", alpha=alpha))
+    assert reachable("holm", 1, 1, 0.9) and trials_needed("holm", 1, 0.9) == 1
