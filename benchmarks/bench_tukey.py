@@ -56,6 +56,14 @@ def numpy_tukey(X, B, seed, batch=500):
     return count / B
 
 
+def dl20_ndcg(data: Path) -> np.ndarray:
+    """DL20's nDCG@10 as a topics x runs matrix (sections 3-5)."""
+    import cwla
+
+    ev = cwla.evaluate(data / "qrels" / "qrels.dl20-passage.txt", sorted((data / "runs").glob("*.gz")), ["nDCG@10"])
+    return ev.values[0].T
+
+
 def median_time(fn, repeats):
     times = []
     for _ in range(repeats):
@@ -110,11 +118,9 @@ def bench_pipeline(data: Path):
 
 
 def bench_max_t(data: Path, repeats: int):
-    import cwla
     from discpower import randomised_max_t, randomised_tukey_hsd
 
-    ev = cwla.evaluate(data / "qrels" / "qrels.dl20-passage.txt", sorted((data / "runs").glob("*.gz")), ["nDCG@10"])
-    X = ev.values[0].T
+    X = dl20_ndcg(data)
     n, m = X.shape
     B = 10_000
     randomised_max_t(X, 64, seed=1)  # compile or load the kernels
@@ -140,12 +146,10 @@ def bench_max_t(data: Path, repeats: int):
 def bench_parametric(data: Path, repeats: int):
     import scipy.stats
 
-    import cwla
     from discpower import parametric_tukey_hsd, randomised_tukey_hsd
     from discpower.stats import ptukey
 
-    ev = cwla.evaluate(data / "qrels" / "qrels.dl20-passage.txt", sorted((data / "runs").glob("*.gz")), ["nDCG@10"])
-    X = ev.values[0].T
+    X = dl20_ndcg(data)
     n, m = X.shape
     parametric_tukey_hsd(X)  # compile or load the kernels
 
@@ -196,11 +200,9 @@ def numpy_perm_max_t(X, B, seed, batch=200):
 
 
 def bench_perm_max_t(data: Path, repeats: int):
-    import cwla
     from discpower import permutation_max_t, randomised_tukey_hsd
 
-    ev = cwla.evaluate(data / "qrels" / "qrels.dl20-passage.txt", sorted((data / "runs").glob("*.gz")), ["nDCG@10"])
-    X = ev.values[0].T
+    X = dl20_ndcg(data)
     n, m = X.shape
     B = 10_000
     permutation_max_t(X, 64, seed=1)  # compile or load the kernels

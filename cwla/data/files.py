@@ -85,7 +85,8 @@ def read_bytes(path, what: str, *, layout: str | None = None, error: type[Except
 MAX_GZIP_RATIO = 100
 #: below this many decompressed bytes the ratio is not checked (a small file of repeated lines is no threat)
 _RATIO_FROM = 64 * 2**20
-def _memory_bytes() -> int | None:
+def physical_memory() -> int | None:
+    """The machine's physical memory in bytes, or None where it is not known (not POSIX)."""
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):
@@ -100,10 +101,9 @@ def gunzip(data, label: str, error: type[Exception] = InputError) -> bytes:
     size, never filling the memory first; a real file is decompressed in one call, as ``gzip.decompress``
     does."""
     compressed = len(data)
-    memory = _memory_bytes()
-    limit = max(_RATIO_FROM, MAX_GZIP_RATIO * compressed)
-    if memory:
-        limit = min(limit, memory // 4)
+    memory = physical_memory()
+    by_ratio = max(_RATIO_FROM, MAX_GZIP_RATIO * compressed)
+    limit = min(by_ratio, memory // 4) if memory else by_ratio
     out, total = [], 0
     pending = memoryview(data).cast("B")
     while True:
@@ -111,7 +111,7 @@ def gunzip(data, label: str, error: type[Exception] = InputError) -> bytes:
         piece = decompressor.decompress(pending, limit - total + 1)
         total += len(piece)
         if total > limit:
-            if limit == MAX_GZIP_RATIO * compressed or limit == _RATIO_FROM:
+            if limit == by_ratio:
                 raise error(f"{label}: this gzip file of {compressed:,} bytes decompresses to more than "
                             f"{limit:,} (over {MAX_GZIP_RATIO}x; TREC text compresses 4-10x): refused as a gzip "
                             f"bomb before it fills the memory")

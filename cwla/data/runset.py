@@ -42,7 +42,7 @@ from ._tokenize import RunColumns, Workspace, read_run_file
 from .._validate import FLAG, Interval, NONE, Options, check
 from ..errors import InputError
 from ..progress import Bar
-from .files import text_size
+from .files import physical_memory, text_size
 from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
 from .store import MANIFEST, check_arrays, map_arrays, read_manifest, write_folder
 
@@ -517,9 +517,8 @@ def group_bytes() -> int:
     reader threads' scratch (about twice the file each reads): a sixth of the memory leaves room for the rest."""
     if GROUP_BYTES is not None:
         return GROUP_BYTES
-    try:
-        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):  # not POSIX (Windows), or not known
+    memory = physical_memory()
+    if memory is None:  # not POSIX (Windows), or not known
         return 2**30
     return int(min(max(memory // 6, 2**28), 2**33))
 

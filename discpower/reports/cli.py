@@ -62,7 +62,7 @@ from cwla._shared import FORMATS, Report, render
 
 from .._plots import pyplot
 from ..errors import DiscpowerError
-from ..stats.registry import NAMES, check_test, resamples, resolve, words_of
+from ..stats.registry import NAMES, check_test, resamples, words_of
 from ..stats.significance import CORRECTIONS
 
 __all__ = ["main"]
@@ -269,8 +269,7 @@ def _cmd_compare(args) -> int:
     from ..qrels.compare import COUNTS, MEANINGS, QrelsComparer
 
     check_outputs([("--pairs", args.pairs)], _inputs(args))
-    found, correction = resolve(args.test, None if args.correction == "none" else args.correction)
-    test = found.name if correction is None else f"{found.name}-{correction}"
+    test = check_test(args.test, correction=None if args.correction == "none" else args.correction)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         comparer = QrelsComparer.build(args.truth, args.runs, args.metric, test=test, alpha=args.alpha,

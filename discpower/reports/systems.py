@@ -840,7 +840,7 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
         else tuple(names.index(b) for b in baseline)
     k, m, n = len(labels), len(names), len(topic_names)
     if not callable(test) and correction is not None:  # before any resampling: can the family reach significance?
-        check_reachable(f"{test}-{correction}", m, B, alpha, plus_one, family=len(_family(m, bs)[0]))
+        check_reachable(test, m, B, alpha, plus_one, correction=correction, family=len(_family(m, bs)[0]))
     means, low, high = np.empty((k, m)), np.empty((k, m)), np.empty((k, m))
     diff, effect, raw, adjusted = (np.empty((k, m, m)) for _ in range(4))
     for q, X in enumerate(matrices):

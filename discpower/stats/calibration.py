@@ -235,10 +235,9 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
     n_trials = trials_value(n_trials)
     seed = seed_value(seed)
     deltas = _deltas(deltas)
-    for name in tests:  # a randomised test with a correction its smallest p-value cannot pass: refused
-        check_reachable(name, X.shape[1], n_trials, alpha)
-    if not callable(null):  # the null's grand mean, shifts and the tests' sums: finite, or said before any work
-        for name in tests:
+    for name in tests:
+        check_reachable(name, X.shape[1], n_trials, alpha)  # a correction its smallest p-value cannot pass: refused
+        if not callable(null):  # the null's grand mean and shifts and the tests' sums: finite, or said now
             entry = None if callable(name) else lookup(name)[0]
             finite_sums(X, entry.finite if entry else "calibrate", squares=entry.squares if entry else True)
     draw = null if callable(null) else null_model(null, X)

@@ -120,33 +120,36 @@ def copula_factor(X: np.ndarray) -> np.ndarray:
     return L / np.sqrt(np.sum(L * L, axis=1, keepdims=True))
 
 
-def _copula(X: np.ndarray) -> Draw:
+def _quantile_indices(X: np.ndarray, size: int) -> Callable[[np.random.Generator], np.ndarray]:
+    """``indices(rng)``: the copula's draw of X's shape as indices into a sorted marginal of ``size`` values,
+    ``k = min(floor(Phi(G) size), size - 1)`` with G = E L^T (uniform on 0..size-1 in each column)."""
     import scipy.special
 
     n, m = X.shape
     L = copula_factor(X)
+
+    def indices(rng):
+        G = rng.standard_normal((n, m)) @ L.T
+        return np.minimum((scipy.special.ndtr(G) * size).astype(np.intp), size - 1)
+    return indices
+
+
+def _copula(X: np.ndarray) -> Draw:
+    indices = _quantile_indices(X, X.shape[0])
     shifted = np.sort(X, axis=0) - X.mean(axis=0) + X.mean()  # each run's marginal, at the grand mean
-    columns = np.arange(m)
+    columns = np.arange(X.shape[1])
 
     def draw(rng):
-        G = rng.standard_normal((n, m)) @ L.T
-        k = np.minimum((scipy.special.ndtr(G) * n).astype(np.intp), n - 1)
-        return shifted[k, columns]
+        return shifted[indices(rng), columns]
     return draw
 
 
 def _common_marginal(X: np.ndarray) -> Draw:
-    import scipy.special
-
-    n, m = X.shape
-    L = copula_factor(X)
     pooled = np.sort(X, axis=None)  # the one marginal every run is drawn through
-    N = pooled.size
+    indices = _quantile_indices(X, pooled.size)
 
     def draw(rng):
-        G = rng.standard_normal((n, m)) @ L.T
-        k = np.minimum((scipy.special.ndtr(G) * N).astype(np.intp), N - 1)
-        return pooled[k]
+        return pooled[indices(rng)]
     return draw
 
 

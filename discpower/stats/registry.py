@@ -180,13 +180,19 @@ def lookup(name: object, *, corrected: bool = True) -> tuple[Entry, str | None]:
                          f"{'' if corrected else ' (the correction given apart)'}, or a callable")
 
 
-def check_test(test: object, *, corrected: bool = True) -> object:
+def _spelled(found: Entry, correction: str | None) -> str:
+    """A test and its correction as one canonical name: ``"fisher"``, ``"t-test-holm"``."""
+    return found.name if correction is None else f"{found.name}-{correction}"
+
+
+def check_test(test: object, *, corrected: bool = True, correction: object = None) -> object:
     """``test`` normalised: a callable as given, a name as its canonical spelling (``"randomisation"`` ->
-    ``"fisher"``, ``"randomisation-holm"`` -> ``"fisher-holm"``); a DiscpowerError for anything else."""
+    ``"fisher"``, ``"randomisation-holm"`` -> ``"fisher-holm"``; with ``correction`` given apart, the two
+    joined by :func:`resolve`: ``("t-test", "holm")`` -> ``"t-test-holm"``); a DiscpowerError for anything else."""
     if callable(test):
         return test
-    found, correction = lookup(test, corrected=corrected)
-    return found.name if correction is None else f"{found.name}-{correction}"
+    found, named = resolve(test, correction) if correction is not None else lookup(test, corrected=corrected)
+    return _spelled(found, named)
 
 
 def resolve(test: object, correction: object = None) -> tuple[Entry, str | None]:
@@ -232,13 +238,14 @@ def trials_needed(correction: str | None, family: int, alpha: float) -> int:
 
 
 def check_reachable(test: object, n_systems: int, n_trials: int | None, alpha: float, plus_one: bool = True, *,
-                    family: int | None = None) -> None:
+                    correction: str | None = None, family: int | None = None) -> None:
     """Refuse a randomised test whose p-values cannot be significant at this B: with plus-one p-values the
     smallest is 1/(B + 1), and a correction over a family of k comparisons (default C(m, 2)) may need less
-    (Holm's or Bonferroni's first threshold is alpha / k). The message gives the B that can."""
+    (Holm's or Bonferroni's first threshold is alpha / k). The correction is in the test's name or given
+    apart (``correction``). The message gives the B that can."""
     if callable(test) or n_trials is None:
         return
-    found, correction = lookup(test)
+    found, correction = resolve(test, correction)
     if not found.resampling:
         return
     k = n_systems * (n_systems - 1) // 2 if family is None else family
@@ -247,7 +254,7 @@ def check_reachable(test: object, n_systems: int, n_trials: int | None, alpha: f
     needed = trials_needed(correction, k, alpha)
     how = f"{CORRECTION_NAMES[correction]}'s correction over {k:,} comparisons"
     raise DiscpowerError(
-        f"test {check_test(test)!r} at B = {n_trials:,} can find no pair significant: its smallest p-value, "
+        f"test {_spelled(found, correction)!r} at B = {n_trials:,} can find no pair significant: its smallest p-value, "
         f"1/(B + 1) = {1 / (n_trials + 1):.2g}, cannot pass {how} at alpha {alpha:g}. B >= {needed:,} can "
         f"(n_trials={needed}), or take a family-wise test that needs no correction (test='perm-max-t')")
 
