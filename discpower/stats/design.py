@@ -233,7 +233,7 @@ def residual_variance(*matrices: Matrix, kind: str = "two-way") -> float:
     factor: each system's variance over the topics, pooled. It is the estimate Sakai's topic set size
     design uses (Sakai, "Topic set size design", IRJ 19(3), 2016: the designs "require topic-by-run score
     matrices from past test collections for the purpose of estimating the within-system population
-    variance"; his Excel tools take that sigma^2), so ``kind="one-way"`` reproduces his topic counts.
+    variance", from the abstract; his tables were not checked against it here).
     It keeps the topics' own variation (some topics are hard for every system).
 
     ``"two-way"`` removes the topic effect too: the residual of the two-way ANOVA without replication,
