@@ -1,8 +1,10 @@
 """Progress on work a person waits for: one status line on stderr, drawn only on a terminal.
 
 Reading run files, compiling kernels, resampling, sweeps, calibrations and simulations can take
-seconds to minutes. Each of them reports here, and this module owns the one status line they share
-(a new report ends the previous one's line first, so two reports never overwrite each other).
+seconds to minutes. Each of them reports here, and this module owns the one status line they share:
+the report drawn last holds it, cut to the terminal's width; a report that ends takes its line away (the
+line of a report still running beneath it comes back), so at most one line is on screen at any time and
+none is left behind for the command's output to run into.
 
 When is it drawn? A call's ``progress`` argument decides for that call:
 
@@ -13,13 +15,13 @@ When is it drawn? A call's ``progress`` argument decides for that call:
 
 ``configure(enabled=False)`` (what the commands' ``--quiet`` does) turns off every report drawn by
 default, the compile notice included. A bar appears only once its work has run for ``delay``
-seconds (0.5 s, or ``$CWLA_PROGRESS_DELAY``), so fast work draws nothing; it ends with its elapsed time.
+seconds (0.5 s, or ``$CWLA_PROGRESS_DELAY``), so fast work draws nothing; it shows its elapsed time.
 
 The compile notice: the first time numba compiles one of cwla's or discpower's kernels in a process,
 the status line says so, and counts the kernels and the seconds as they compile (a kernel loaded from
 the cache is not compiled, and says nothing). For example::
 
-    cwla: compiling kernels (once; cached in ~/.cache/cwla/0.1.0): N kernels, T s
+    cwla: compiling kernels (once, then cached): N done, T s ...
 
 Examples
 --------
@@ -29,8 +31,9 @@ Examples
 >>> bar = Bar(3, "reading runs", unit="files", stream=out, enabled=True, delay=0)
 >>> for done in range(1, 4):
 ...     bar(done)
->>> out.getvalue().rstrip().rsplit("\\r", 1)[-1][:38]
-'reading runs [############################'
+>>> drawn = out.getvalue().split("\\r")
+>>> drawn[1][:27], drawn[-1] == "\\x1b[K"  # the line drawn first, and the line taken away at the end
+('reading runs [######......', True)
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import io
 import os
 import sys
 import threading
@@ -53,7 +57,7 @@ _DEFAULT: list = [None]
 #: a call's own ``progress`` choice, seen by the reports it starts (reading, compiling) while it runs
 _SCOPE: contextvars.ContextVar = contextvars.ContextVar("cwla_progress", default=None)
 _LINE = threading.Lock()
-_OPEN: list = [None]  # the report whose line is open on stderr (not yet ended by a newline)
+_OPEN: list = []  # (report, its text) of the reports still running, the one drawn last
 
 def configure(*, enabled: bool | None = None) -> None:
     """Set the process-wide default of every report: ``None`` (on a terminal only; the initial setting)
@@ -110,32 +114,51 @@ def scoped(func: Callable) -> Callable:
 
 
 def _write(owner: object, text: str, end: bool) -> None:
-    """Draw ``text`` as the status line of ``owner`` (ending another report's open line first)."""
-    stream = _stream_of(owner)
+    """Draw ``text`` as the status line of ``owner``; ``end``: ``owner`` is done, and its line goes (the line of
+    a report still running beneath it, if any, comes back). One line at a time: reports overwrite it in turn,
+    cut to the terminal's width, so none of them leaves a line behind."""
     with _LINE:
-        if _OPEN[0] is not None and _OPEN[0] is not owner:
-            _stream_of(_OPEN[0]).write("\n")
-        stream.write("\r" + text + "\x1b[K" + ("\n" if end else ""))
-        stream.flush()
-        _OPEN[0] = None if end else owner
+        _OPEN[:] = [(o, t) for o, t in _OPEN if o is not owner]
+        if not end:
+            _OPEN.append((owner, text))
+        stream = _stream_of(owner)
+        shown = _fitted(_OPEN[-1][1], stream) if _OPEN else ""
+        try:
+            stream.write("\r" + shown + "\x1b[K")
+            stream.flush()
+        except (ValueError, OSError):  # a closed stream
+            pass
+
+
+def _fitted(text: str, stream) -> str:
+    """``text`` cut to one line of the terminal ``stream`` is (a wrapped line could not be overwritten)."""
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        columns = 0
+    if columns <= 0:  # not a terminal, or one that does not say its size (a bare pseudo-terminal)
+        columns = int(os.environ.get("COLUMNS", "") or 0) if os.environ.get("COLUMNS", "").isdigit() else 0
+    columns = columns if columns > 0 else 80
+    return text if len(text) < columns else text[:max(columns - 2, 1)] + "…"
 
 
 def _stream_of(owner) -> object:
     return sys.stderr if getattr(owner, "stream", None) is None else owner.stream
 
 
-def _end_open_line() -> None:
+def clear() -> None:
+    """Take the status line off the screen (what a command does before it prints an error, and at exit)."""
     with _LINE:
-        if _OPEN[0] is not None:
+        for owner, _ in _OPEN[-1:]:
             try:
-                _stream_of(_OPEN[0]).write("\n")
-                _stream_of(_OPEN[0]).flush()
+                _stream_of(owner).write("\r\x1b[K")
+                _stream_of(owner).flush()
             except (ValueError, OSError):
                 pass
-            _OPEN[0] = None
+        _OPEN.clear()
 
 
-atexit.register(_end_open_line)
+atexit.register(clear)
 
 
 class Bar:
@@ -168,7 +191,7 @@ class Bar:
         if now - self.last < 0.2 and not finished:
             return
         self.last = now
-        width = 28
+        width = 20
         filled = min(width, int(width * done / self.total))
         unit = f" {self.unit}" if self.unit else ""
         text = (f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}{unit} "
@@ -245,12 +268,11 @@ class _CompileNotice:
             if self.depth == 0 and self.on:
                 self.count += 1
                 self.seconds += time.perf_counter() - self.started
-                _write(self, self._text(compiling=False), False)
+                _write(self, self._text(compiling=False), True)  # off the line until the next kernel compiles
 
     def _text(self, compiling: bool) -> str:
-        where = self.cache_dir
-        cached = f"once; cached in {where}" if where else "in every process: no writable cache"
-        done = f"{self.count} kernel{'s' if self.count != 1 else ''}, {self.seconds:.1f} s"
+        cached = "once, then cached" if self.cache_dir else "in every process: no writable cache"
+        done = f"{self.count} done, {self.seconds:.1f} s"
         return f"cwla: compiling kernels ({cached}): {done}{' ...' if compiling else ''}"
 
 

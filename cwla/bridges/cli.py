@@ -88,15 +88,21 @@ def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
         _silence_stdout()
         return 1
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        return _said(f"{prog}: interrupted", 130)
     except MemoryError as err:
         command = " ".join(filter(None, (prog, getattr(args, "command", None))))
-        print(f"{prog}: error: {_memory_message(err, command)}", file=sys.stderr)
-        return 2
+        return _said(f"{prog}: error: {_memory_message(err, command)}", 2)
     except _USER_ERRORS as err:
-        print(f"{prog}: error: {_message(err)}", file=sys.stderr)
-        return 2
+        return _said(f"{prog}: error: {_message(err)}", 2)
+
+
+def _said(message: str, code: int) -> int:
+    """Print ``message`` on stderr, on a line of its own (the progress line taken away first); return ``code``."""
+    from ..progress import clear
+
+    clear()
+    print(message, file=sys.stderr)
+    return code
 
 
 def _print_warnings(caught) -> None:

@@ -21,6 +21,7 @@ number of threads, and :func:`topic_split` returns any split for checking.
 from __future__ import annotations
 
 
+import contextlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,7 @@ from ..stats.memory import NULL_BYTES, check_memory
 from ..stats.result import PairwiseTest
 from ..stats.rng import mix, seed_value, shuffle, trial_state
 from ..stats.similarity import TIE_TOLERANCE, check_tie_tolerance, tau_b
+from ..stats.trials import counted_by, in_slices
 from ..stats.tukey import column_sums, tukey_test
 from ..typing import ArrayLike, Progress, Seed
 
@@ -85,12 +87,11 @@ def _split_perm(n, seed, b):
 
 
 @jit(parallel=True)
-def _split_half_taus(V, seed, b0, b1, tol):
-    """tau-b between the halves' run rankings, for splits b0..b1-1 (rows) and every metric (columns)."""
+def _split_half_taus_into(V, tol, seed, b0, out):
+    """out[k, m] = tau-b between the halves' run rankings of metric m under split b0 + k."""
     n_metrics, n_runs, n = V.shape
     h = n // 2
-    nb = b1 - b0
-    out = np.empty((nb, n_metrics))
+    nb = out.shape[0]
     n_chunks = (nb + _CHUNK - 1) // _CHUNK
     for c in prange(n_chunks):
         perm = np.empty(n, dtype=np.int64)
@@ -111,15 +112,14 @@ def _split_half_taus(V, seed, b0, b1, tol):
                     mean1[r] = s1 / h
                     mean2[r] = s2 / (n - h)
                 out[k, m] = tau_b(mean1, mean2, tol)
-    return out
 
 
 # --------------------------------------------------------------------------- helpers
 
 def split_half_memory(n_metrics: int, n_splits: int, n_trials: int) -> int:
-    """Bytes :func:`split_half_consistency` allocates: the splits x metrics tau matrix (twice, when it is
-    built in parts for progress reports) and the null distribution of its Tukey HSD."""
-    return 2 * 8 * n_splits * n_metrics + NULL_BYTES * n_trials if n_splits else 0
+    """Bytes :func:`split_half_consistency` allocates: the splits x metrics tau matrix (float64) with its
+    NaN mask, and the null distribution of its Tukey HSD."""
+    return 9 * n_splits * n_metrics + NULL_BYTES * n_trials if n_splits else 0
 
 
 def topic_split(n_topics: int, seed: Seed, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -364,17 +364,8 @@ def split_half(V: np.ndarray, labels: tuple, n_splits: int, n_trials: int, alpha
     memory planned by the caller)."""
     B, trials = n_splits, n_trials
     n_metrics, n_runs, n_topics = V.shape
-    if progress is None:
-        taus = _split_half_taus(V, np.uint64(seed), 0, B, tol)
-    else:
-        step = max(_CHUNK, -(-B // 10))
-        parts = []
-        progress(0, B)
-        for b0 in range(0, B, step):
-            b1 = min(B, b0 + step)
-            parts.append(_split_half_taus(V, np.uint64(seed), b0, b1, tol))
-            progress(b1, B)
-        taus = np.concatenate(parts, axis=0)
+    with counted_by(progress, 0, B, B) if progress is not None else contextlib.nullcontext():
+        taus = in_slices(_split_half_taus_into, (V, tol), seed, B, "split-half", shape=(n_metrics,))
 
     undefined = np.isnan(taus)
     if undefined.any():

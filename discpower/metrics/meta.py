@@ -34,7 +34,8 @@ from ..stats.memory import check_memory
 from ..stats.power import asl_curves, discriminative_power, plot_asl_curves
 from ..stats.rng import child_seeds, seed_value
 from ..stats.similarity import TIE_TOLERANCE, ranking_similarity
-from ..stats.registry import check_reachable, check_test, run_test, words_of
+from ..stats.trials import counted_by
+from ..stats.registry import check_reachable, check_test, label_of, run_test
 from ..typing import Families, MetricsLike, Progress, QrelsLike, RunsLike, Seed
 from .consistency import split_half, split_half_memory
 from .families import family_power, family_tests, metric_families
@@ -272,12 +273,14 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
         raise DiscpowerError(f"meta-evaluation needs at least 5 runs (ranking-correlation intervals need "
                              f"n > 4); got {len(ev.runs)}")
     check_reachable(test, len(ev.runs), B, alpha)
-    tick = reporter(progress, len(ev.labels) * B, words_of(test), unit="trials")
+    total = len(ev.labels) * B
+    tick = reporter(progress, total, label_of(test), unit="trials")
     tests = {}
     for k, label in enumerate(ev.labels):
         X, systems = score_matrix(ev.scores(label))  # runs x topics, labelled: read as topics x runs
-        tests[label] = run_test(X, systems, test, B, tukey_seed, alpha=alpha)  # checks the sums it forms
-        tick((k + 1) * B, len(ev.labels) * B)
+        with counted_by(tick, k * B, (k + 1) * B, total):  # the trials move the line within each metric
+            tests[label] = run_test(X, systems, test, B, tukey_seed, alpha=alpha)  # checks the sums it forms
+        tick((k + 1) * B, total)
     similarity = ranking_similarity(ev)
     consistency = within = None
     if n_splits:

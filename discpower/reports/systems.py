@@ -64,7 +64,8 @@ from ..scoring import evaluation_of
 from ..stats.matrix import labelled_axes, score_matrix
 from ..stats.memory import null_trials
 from ..stats.rng import seed_value
-from ..stats.registry import REGISTRY, check_reachable, pair_pvalue, resolve, run_test
+from ..stats.registry import REGISTRY, check_reachable, pair_pvalue, resolve, run_test, label_of
+from ..stats.trials import in_parts
 from ..stats.registry import TESTS as REGISTRY_TESTS
 from ..stats.significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_correction, checked_pvalue
 from ..stats.tukey import column_sums
@@ -282,12 +283,15 @@ def _pvalues(X: np.ndarray, names: tuple[str, ...], bs: tuple[int, ...], test: T
         p = run_test(X, names, test, B, seed, plus_one=plus_one).pvalue.copy()
     else:  # a test of two systems, on the pairs compared only
         found = REGISTRY[test]
-        for a, c in zip(*_family(m, bs)):
-            # (system_a, system_b) of pair_frame, as scipy is called; the randomisation tests' |d| does not
-            # depend on the order, so they keep the column order
-            first, second = (c, a) if bs and not found.resampling else (a, c)
-            p[a, c] = p[c, a] = pair_pvalue(found, X[:, [first, second]], (names[first], names[second]), B, seed,
-                                            plus_one)
+        pairs = list(zip(*_family(m, bs)))
+        with in_parts(len(pairs), label_of(test), B if found.resampling else None) as part:
+            for k, (a, c) in enumerate(pairs):
+                # (system_a, system_b) of pair_frame, as scipy is called; the randomisation tests' |d| does not
+                # depend on the order, so they keep the column order
+                first, second = (c, a) if bs and not found.resampling else (a, c)
+                with part(k):
+                    p[a, c] = p[c, a] = pair_pvalue(found, X[:, [first, second]], (names[first], names[second]),
+                                                    B, seed, plus_one)
     if bs:  # only the comparisons with the baselines are reported
         keep = np.zeros((m, m), dtype=bool)
         for b in bs:
@@ -295,6 +299,13 @@ def _pvalues(X: np.ndarray, names: tuple[str, ...], bs: tuple[int, ...], test: T
         p[~keep] = np.nan
     np.fill_diagonal(p, np.nan)
     return p
+
+
+def _trials_per_metric(test: TestLike, B: int | None, n_pairs: int) -> int | None:
+    """The resampling trials of one metric's p-values (None for a test that does not resample)."""
+    if callable(test) or not REGISTRY[test].resampling:
+        return None
+    return B if REGISTRY[test].scope == "all" else B * n_pairs
 
 
 def _callable_name(test) -> str:
@@ -843,13 +854,15 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
         check_reachable(test, m, B, alpha, plus_one, correction=correction, family=len(_family(m, bs)[0]))
     means, low, high = np.empty((k, m)), np.empty((k, m)), np.empty((k, m))
     diff, effect, raw, adjusted = (np.empty((k, m, m)) for _ in range(4))
-    for q, X in enumerate(matrices):
-        means[q] = column_sums(X) / n
-        low[q], high[q] = confidence_intervals(X, alpha)
-        diff[q] = means[q][:, None] - means[q][None, :]
-        effect[q] = effect_sizes(X)
-        raw[q] = _pvalues(X, names, bs, test, B, seed, plus_one, labels[q])
-        adjusted[q] = _adjust(raw[q], bs, correction, alpha)
+    with in_parts(k, label_of(test), _trials_per_metric(test, B, len(_family(m, bs)[0]))) as part:
+        for q, X in enumerate(matrices):
+            means[q] = column_sums(X) / n
+            low[q], high[q] = confidence_intervals(X, alpha)
+            diff[q] = means[q][:, None] - means[q][None, :]
+            effect[q] = effect_sizes(X)
+            with part(q):
+                raw[q] = _pvalues(X, names, bs, test, B, seed, plus_one, labels[q])
+            adjusted[q] = _adjust(raw[q], bs, correction, alpha)
     arrays = dict(scores=np.stack(matrices), means=means, ci_low=low, ci_high=high, diff=diff, effect=effect,
                   pvalue_raw=raw, pvalue=adjusted)
     for array in arrays.values():

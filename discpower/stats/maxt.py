@@ -44,6 +44,7 @@ from .matrix import finite_sums, score_matrix
 from .memory import null_trials
 from .result import PairwiseTest
 from .rng import next_u64, seed_value, shuffle, trial_state
+from .trials import in_slices
 from .tukey import column_sums, exceedance_pvalues
 
 __all__ = ["randomised_max_t", "max_t_test", "permutation_max_t", "perm_max_t_test"]
@@ -69,16 +70,16 @@ def pair_weights(X):
 
 
 @jit(parallel=True)
-def null_maxima(X, W, n_trials, seed):
-    """max_{i<j} |S*_i - S*_j| W[i, j] for b = 0..n_trials-1, each topic's row sign-flipped with
+def null_maxima_into(X, W, seed, b0, out):
+    """out[k] = max_{i<j} |S*_i - S*_j| W[i, j] for trial b = b0 + k, each topic's row sign-flipped with
     probability 1/2 (one bit of trial b's stream per topic)."""
     n, m = X.shape
-    out = np.empty(n_trials)
-    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    n_out = out.shape[0]
+    n_chunks = (n_out + _CHUNK - 1) // _CHUNK
     for c in prange(n_chunks):
         S = np.empty(m)
-        for b in range(c * _CHUNK, min((c + 1) * _CHUNK, n_trials)):
-            state = trial_state(seed, b)
+        for k in range(c * _CHUNK, min((c + 1) * _CHUNK, n_out)):
+            state = trial_state(seed, b0 + k)
             bits = np.uint64(0)
             have = 0
             for j in range(m):
@@ -102,8 +103,12 @@ def null_maxima(X, W, n_trials, seed):
                     v = abs(si - S[j]) * W[i, j]
                     if v > best:
                         best = v
-            out[b] = best
-    return out
+            out[k] = best
+
+
+def null_maxima(X, W, n_trials, seed):
+    """max_{i<j} |S*_i - S*_j| W[i, j] for b = 0..n_trials-1 (:func:`null_maxima_into`, in slices)."""
+    return in_slices(null_maxima_into, (X, W), seed, n_trials, "max-t")
 
 
 def _t(u: np.ndarray, n: int) -> np.ndarray:
@@ -181,27 +186,27 @@ def max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_
     """:func:`randomised_max_t` on a checked matrix and checked trials and seed."""
     n = X.shape[0]  # >= 2: score_matrix refuses fewer topics
     S, W, t = _observed(X)
-    null = _t(null_maxima(X, W, n_trials, np.uint64(seed)), n)
+    null = _t(null_maxima(X, W, n_trials, seed), n)
     return _result("randomised max-t", systems, S, t, null, n, n_trials, seed, plus_one)
 
 
 @jit(parallel=True)
-def permutation_maxima(X, n_trials, seed):
-    """max_{i<j} u*_ij^2 for b = 0..n_trials-1, where trial b permutes each topic's row of X across the m
+def permutation_maxima_into(X, seed, b0, out):
+    """out[k] = max_{i<j} u*_ij^2 for trial b = b0 + k, where trial b permutes each topic's row of X across the m
     systems exactly as the randomised Tukey HSD's trial b does (the same stream, the same shuffles) and
     u*_ij = |sum_t d*_t| / sqrt(sum_t d*_t^2), d*_t = y_ti - y_tj on the permuted rows y (0 where the sum
     of squares is 0). O(n m) for the permuted sums, O(n m^2 / 2) for the pairs' sums of squares: unlike a
     sign flip, a permutation changes every pair's variance."""
     n, m = X.shape
-    out = np.empty(n_trials)
-    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    n_out = out.shape[0]
+    n_chunks = (n_out + _CHUNK - 1) // _CHUNK
     for c in prange(n_chunks):
         perm = np.empty(m, dtype=np.int64)
         Y = np.empty((n, m))
         S = np.empty(m)
         Q = np.empty(m)
-        for b in range(c * _CHUNK, min((c + 1) * _CHUNK, n_trials)):
-            state = trial_state(seed, b)
+        for k in range(c * _CHUNK, min((c + 1) * _CHUNK, n_out)):
+            state = trial_state(seed, b0 + k)
             for j in range(m):
                 perm[j] = j
                 S[j] = 0.0
@@ -227,8 +232,12 @@ def permutation_maxima(X, n_trials, seed):
                         v = (e * e) / Q[j]
                         if v > best:
                             best = v
-            out[b] = best
-    return out
+            out[k] = best
+
+
+def permutation_maxima(X, n_trials, seed):
+    """max_{i<j} u*_ij^2 for b = 0..n_trials-1 (:func:`permutation_maxima_into`, in slices)."""
+    return in_slices(permutation_maxima_into, (X,), seed, n_trials, "perm-max-t")
 
 
 def permutation_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, systems: Sequence[str] | None = None,
@@ -299,5 +308,5 @@ def perm_max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, 
     """:func:`permutation_max_t` on a checked matrix and checked trials and seed."""
     n = X.shape[0]
     S, _, t = _observed(X)
-    null = _t(np.sqrt(permutation_maxima(X, n_trials, np.uint64(seed))), n)
+    null = _t(np.sqrt(permutation_maxima(X, n_trials, seed)), n)
     return _result("studentised-permutation max-t", systems, S, t, null, n, n_trials, seed, plus_one)

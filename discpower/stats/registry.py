@@ -31,6 +31,7 @@ from .matrix import finite_sums, score_matrix
 from .maxt import max_t_test, perm_max_t_test
 from .result import PairwiseTest
 from .rng import seed_value
+from .trials import in_parts
 from .significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, check_correction, fisher_test
 from .significance import mean_diff, paired_t_test, parametric_tukey_hsd, sign_test, wilcoxon_test
 from .tukey import tukey_test
@@ -264,6 +265,15 @@ def resamples(test: object) -> bool:
     return not callable(test) and lookup(test)[0].resampling
 
 
+def label_of(test: object) -> str:
+    """A test as its progress line names it: its canonical name (what ``test=`` and ``--test`` take); a
+    callable, its name."""
+    if callable(test):
+        return getattr(test, "__name__", "test")
+    found, correction = lookup(test)
+    return _spelled(found, correction)
+
+
 def words_of(test: object) -> str:
     """A test in words, as captions say it (a callable: its name)."""
     if callable(test):
@@ -285,11 +295,13 @@ def _every_pair(test: Entry, X: np.ndarray, systems: tuple, n_trials, seed, plus
     n, m = X.shape
     p = np.full((m, m), np.nan)
     statistic = np.zeros((m, m))
-    for a in range(m):
-        for c in range(a + 1, m):
+    trials = n_trials if test.resampling else None
+    with in_parts(m * (m - 1) // 2, f"{test.name} of each pair", trials) as part:
+        for k, (a, c) in enumerate(zip(*np.triu_indices(m, k=1))):
             pair = np.ascontiguousarray(X[:, [a, c]])
             finite_sums(pair, test.finite, squares=test.squares)
-            res = test.run(pair, (systems[a], systems[c]), n_trials, seed, plus_one)
+            with part(k):
+                res = test.run(pair, (systems[a], systems[c]), n_trials, seed, plus_one)
             p[a, c] = p[c, a] = res.pvalue[0, 1]
             statistic[a, c], statistic[c, a] = res.statistic[0, 1], res.statistic[1, 0]
     means = X.mean(axis=0)

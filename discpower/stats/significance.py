@@ -45,6 +45,7 @@ from .memory import null_trials
 from .ptukey import studentized_range_sf
 from .result import PairwiseTest
 from .rng import next_below, seed_value, trial_state
+from .trials import in_slices
 from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges
 
 __all__ = ["fisher_test", "mean_diff", "bootstrap_test", "paired_t_test", "parametric_tukey_hsd", "fisher_randomisation", "paired_bootstrap",
@@ -600,7 +601,7 @@ def fisher_test(X: np.ndarray, systems: tuple, n_trials: int | None, seed: int |
         count = int(_exact_flip_count(X, d - TIE_TOLERANCE))
         p = count / float(2**n)
         return _pair_result("exact Fisher randomisation", X, names, stat, p, diff=diff)
-    null = null_ranges(X, B, np.uint64(seed))
+    null = null_ranges(X, B, seed, "fisher")
     p = float(exceedance_pvalues(d, null, plus_one=plus_one))
     return _pair_result("Fisher randomisation", X, names, stat, p, diff=diff, null_distribution=null,
                         n_resamples=B, seed=seed)
@@ -609,16 +610,16 @@ def fisher_test(X: np.ndarray, systems: tuple, n_trials: int | None, seed: int |
 # ----------------------------------------------------------------------------- paired bootstrap
 
 @jit(parallel=True)
-def bootstrap_null(w, n_trials, seed):
-    """|z*_b| for b = 0..n_trials-1: z of a with-replacement sample of w (0 if the sample is constant)."""
+def bootstrap_null_into(w, seed, b0, out):
+    """out[b] = |z*| of trial b0 + b: z of a with-replacement sample of w (0 if the sample is constant)."""
     n = w.shape[0]
-    out = np.empty(n_trials)
-    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    n_out = out.shape[0]
+    n_chunks = (n_out + _CHUNK - 1) // _CHUNK
     root_n = math.sqrt(n)
     for c in prange(n_chunks):
         sample = np.empty(n)
-        for b in range(c * _CHUNK, min((c + 1) * _CHUNK, n_trials)):
-            state = trial_state(seed, b)
+        for b in range(c * _CHUNK, min((c + 1) * _CHUNK, n_out)):
+            state = trial_state(seed, b0 + b)
             bits = np.uint64(0)
             have = 0
             total = 0.0
@@ -643,7 +644,11 @@ def bootstrap_null(w, n_trials, seed):
                 out[b] = 0.0 if lo == 0.0 else np.inf
             else:
                 out[b] = abs(mean / (math.sqrt(ss / (n - 1)) / root_n))
-    return out
+
+
+def bootstrap_null(w, n_trials, seed):
+    """|z*_b| for b = 0..n_trials-1 (:func:`bootstrap_null_into`, in slices)."""
+    return in_slices(bootstrap_null_into, (w,), seed, n_trials, "bootstrap")
 
 
 def _z(d):
@@ -724,7 +729,7 @@ def bootstrap_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, p
     z = _z(d)
     dbar = float(np.sum(d)) / n
     w = np.ascontiguousarray(d - dbar)
-    null = bootstrap_null(w, B, np.uint64(seed))
+    null = bootstrap_null(w, B, seed)
     p = float(exceedance_pvalues(abs(z), null, plus_one=plus_one))
     return _pair_result("paired bootstrap", X, names, np.array([[0.0, z], [-z, 0.0]]), p, null_distribution=null,
                         n_resamples=B, seed=seed)

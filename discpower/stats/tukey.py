@@ -29,6 +29,7 @@ from .matrix import finite_sums, score_matrix
 from .memory import null_trials
 from .result import PairwiseTest
 from .rng import seed_value, shuffle, trial_state
+from .trials import in_slices
 
 __all__ = ["randomised_tukey_hsd", "tukey_test", "TIE_TOLERANCE"]
 
@@ -49,16 +50,16 @@ def column_sums(X):
 
 
 @jit(parallel=True)
-def null_ranges(X, n_trials, seed):
-    """r_b = (max_j S*_j - min_j S*_j) / n for b = 0..n_trials-1, each row of X permuted."""
+def null_ranges_into(X, seed, b0, out):
+    """out[k] = r_b = (max_j S*_j - min_j S*_j) / n for trial b = b0 + k, each row of X permuted."""
     n, m = X.shape
-    out = np.empty(n_trials)
-    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    n_out = out.shape[0]
+    n_chunks = (n_out + _CHUNK - 1) // _CHUNK
     for c in prange(n_chunks):
         perm = np.empty(m, dtype=np.int64)
         S = np.empty(m)
-        for b in range(c * _CHUNK, min((c + 1) * _CHUNK, n_trials)):
-            state = trial_state(seed, b)
+        for k in range(c * _CHUNK, min((c + 1) * _CHUNK, n_out)):
+            state = trial_state(seed, b0 + k)
             for j in range(m):
                 perm[j] = j
                 S[j] = 0.0
@@ -73,8 +74,13 @@ def null_ranges(X, n_trials, seed):
                     lo = S[j]
                 if S[j] > hi:
                     hi = S[j]
-            out[b] = (hi - lo) / n
-    return out
+            out[k] = (hi - lo) / n
+
+
+def null_ranges(X, n_trials, seed, label="tukey"):
+    """r_b = (max_j S*_j - min_j S*_j) / n for b = 0..n_trials-1, each row of X permuted (in slices:
+    :func:`~discpower.stats.trials.in_slices`; ``label`` names the test in the progress line)."""
+    return in_slices(null_ranges_into, (X,), seed, n_trials, label)
 
 
 def exceedance_pvalues(observed, null, plus_one=False, tolerance=TIE_TOLERANCE):
@@ -138,7 +144,7 @@ def tukey_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_
     n = X.shape[0]
     S = column_sums(X)
     d = np.abs(S[:, None] - S[None, :]) / n
-    null = null_ranges(X, B, np.uint64(seed))
+    null = null_ranges(X, B, seed)
     p = exceedance_pvalues(d, null, plus_one=plus_one)
     np.fill_diagonal(p, np.nan)
     return PairwiseTest(

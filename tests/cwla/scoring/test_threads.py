@@ -21,7 +21,7 @@ from conftest import ROOT
 
 import cwla
 import cwla._numba
-from discpower.stats.tukey import null_ranges, randomised_tukey_hsd
+from discpower.stats.tukey import null_ranges_into, randomised_tukey_hsd
 
 TAKING_TURNS = "numba's workqueue threading layer does not accept parallel kernels from several threads"
 
@@ -102,8 +102,8 @@ def test_parallel_kernels_take_turns_and_say_so_once(monkeypatch):
 
 
 def test_a_wrapped_kernel_is_still_the_numba_dispatcher():
-    assert null_ranges.__name__ == "null_ranges" and callable(null_ranges.py_func)
+    assert null_ranges_into.__name__ == "null_ranges_into" and callable(null_ranges_into.py_func)
     randomised_tukey_hsd(np.arange(12.0).reshape(4, 3) % 5, 10, seed=0)
-    assert null_ranges.signatures  # compiled (or loaded from the cache) through the wrapper
+    assert null_ranges_into.signatures  # compiled (or loaded from the cache) through the wrapper
     # cwla's cache locator is kept (cache_dir(), not beside the module)
-    assert isinstance(null_ranges.dispatcher._cache, cwla._numba._Cache) == (cwla.cache_dir() is not None)
+    assert isinstance(null_ranges_into.dispatcher._cache, cwla._numba._Cache) == (cwla.cache_dir() is not None)

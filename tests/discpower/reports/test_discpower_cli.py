@@ -377,7 +377,7 @@ def test_commands_check_trials_before_reading(one_mib, capsys, tmp_path, cli_fil
     code, _, err = _run(capsys, "meta", missing, *run_paths, "-m", "AP", "-m", "P@5", "--trials", 50_000,
                         "--splits", 10_000)
     _refused(code, err, "discpower: error: n_trials=50,000 for 2 metrics and n_splits=10,000 (every metric's null "
-                        "distribution is kept) needs about 3.0 MiB of memory, but only 1.0 MiB is available; use "
+                        "distribution is kept) needs about 2.8 MiB of memory, but only 1.0 MiB is available; use "
                         "fewer trials or splits, or fewer metrics at a time")
 
 

@@ -45,7 +45,7 @@ def test_split_half_checked_against_memory(one_mib):
     V = np.random.default_rng(0).random((3, 6, 10))
     with pytest.raises(DiscpowerError, match=re.escape(
             "n_splits=50,000 for 3 metrics with n_trials=100 (the splits x metrics tau matrix and the null "
-            "distribution of its Tukey HSD) needs about 2.3 MiB of memory, but only 1.0 MiB is available; use "
+            "distribution of its Tukey HSD) needs about 1.3 MiB of memory, but only 1.0 MiB is available; use "
             "fewer splits or trials")):
         discpower.split_half_consistency(V, ["a", "b", "c"], n_splits=50_000, n_trials=100, seed=1)
 

@@ -1,0 +1,66 @@
+"""Long resampling a person can watch and stop (issue 39): at a terminal, Ctrl-C ends `compare-qrels` and `meta`
+within a second of the signal (exit code 130), and while they run the trials move on one progress line."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from cwla import synthetic
+
+from terminal import progress_lines, run, screen
+
+pytestmark = pytest.mark.slow
+
+B = 3_000_000
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("interrupt")
+    qrels, runs = synthetic.collection(n_topics=50, n_runs=20, depth=50, seed=2)
+    qrels_path, run_paths = synthetic.write_trec(qrels, runs, root / "data")
+    cand = root / "cand.txt"
+    half = qrels[qrels.index % 2 == 0]
+    cand.write_text("".join(f"{t} 0 {d} {int(g)}\n" for t, d, g in half.itertuples(index=False)))
+    return str(qrels_path), [str(p) for p in run_paths], str(cand)
+
+
+def _commands(files, trials: int) -> dict:
+    qrels, runs, cand = files
+    discpower = [sys.executable, "-m", "discpower"]
+    return {
+        "compare-qrels": [*discpower, "compare-qrels", "--truth", qrels, "--candidate", cand, *runs,
+                          "--trials", str(trials)],
+        "meta": [*discpower, "meta", qrels, *runs, "-m", "nDCG@10", "-m", "P@10", "--trials", str(trials),
+                 "--splits", "0"],
+        "compare": [*discpower, "compare", qrels, *runs, "-m", "nDCG@10", "--trials", str(trials)],
+    }
+
+
+def _trials_seen(err: str, total: int) -> set[int]:
+    """The trial counts the progress line showed, below ``total`` (within the first test)."""
+    return {int(done) for done, of in re.findall(r"\] (\d+)/(\d+) trials", err) if 0 < int(done) < int(of) <= total}
+
+
+@pytest.mark.parametrize("command", ["compare-qrels", "meta"])
+def test_ctrl_c_ends_a_long_resampling_within_a_second(files, command):
+    code, _, err, _ = run(_commands(files, 200)[command], terminal=False)  # the kernels compiled, or loaded
+    assert code == 0, err
+    code, out, err, after = run(_commands(files, B)[command], interrupt_after=3.0)
+    assert code == 130, err
+    assert after < 1.0, f"{command} took {after:.2f} s to stop after Ctrl-C"
+    assert out == ""  # no report of half a resampling
+    lines = [line for line in screen(err) if line.strip()]
+    assert lines[-1] == "discpower: interrupted" and progress_lines(err) == []
+    total = B if command == "compare-qrels" else 2 * B
+    assert len(_trials_seen(err, total)) >= 2, err[-500:]  # the trials moved within the first test
+
+
+def test_compare_shows_its_trials_moving_on_one_line(files):
+    code, out, err, _ = run(_commands(files, 100_000)["compare"])
+    assert code == 0, err
+    assert "perm-max-t [" in err and len(_trials_seen(err, 100_000)) >= 2, err[-500:]
+    assert progress_lines(err) == [] and "nDCG@10" in out
