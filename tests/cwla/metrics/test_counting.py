@@ -174,7 +174,8 @@ def test_trec_evals_other_measures_equal_pytrec_eval_on_generated_topics(topic, 
 
     ranking, judged = topic
     qrels, run = naive.frames(ranking, judged)
-    if not len(qrels):
+    if not len(qrels) or (qrels["grade"] < 0).all():
+        # pytrec_eval's trec_eval reads past its arrays when no grade is >= 0: it crashes or never returns
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cwla.CwlaWarning)
