@@ -45,6 +45,7 @@ import sys
 import time
 import warnings
 
+from .._display import count_text
 from .._version import __version__
 from ..errors import CwlaError
 from ..metrics.gains import GAIN_MAPS
@@ -238,6 +239,9 @@ def _eval_parser(commands):
     add_scoring_arguments(p)
     p.add_argument("-q", "--per-topic", dest="per_topic", action="store_true",
                    help="also print the value of every topic (trec_eval's -q)")
+    p.add_argument("-n", "--nosummary", dest="nosummary", action="store_true",
+                   help="no summary: leave out the means (topic 'all'), printing only what -q prints (trec_eval's "
+                        "-n; tsv, jsonl and trec formats)")
     p.add_argument("-c", dest="complete", action="store_true",
                    help="average over every qrels topic, a topic missing from a run scoring 0 (trec_eval's -c; "
                         "cwla always does this)")
@@ -336,9 +340,25 @@ def metric_texts(args, default_metric: str | None = DEFAULT_METRIC) -> list[str]
     if not texts:
         raise ValueError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
     names = {}  # a measure asked twice (-m map -m map, -m P.5,10 -m P.10) is evaluated once, as in trec_eval
-    for name in (name for text in texts for name in expand_trec_names(text)):
+    for name in (name for text in _nicknames_expanded(texts, args) for name in expand_trec_names(text)):
         names.setdefault(trec_name(name) or name.strip(), name)
     return list(names.values())
+
+
+def _nicknames_expanded(texts: list[str], args) -> list[str]:
+    """trec_eval's nicknames (``-m all_trec``, ``-m official``, ``-m set``) replaced by the measures they name,
+    in trec_eval's order (runid and relstring, which are not measures, left out)."""
+    from .trec_eval import NICKNAMES, trec_measures
+
+    convention = getattr(args, "trec_eval", None) or 9
+    out = []
+    for text in texts:
+        if text.strip() in NICKNAMES[convention]:
+            names, _ = trec_measures([text.strip()], convention)
+            out.extend(name for name, measure in names.items() if measure is not None)
+        else:
+            out.append(text)
+    return out
 
 
 def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[dict, dict]:
@@ -467,7 +487,8 @@ def _cmd_trec_eval(args) -> int:
             strings = relstrings(col.judged_only() if options["judged_only"] else col, length)
     tags = [run_tag(path) for path in args.runs]
     sys.stdout.write(trec_eval_lines(ev, names, tags=tags, per_topic=args.per_topic, complete=args.complete,
-                                     convention=convention, zscores=zscores, relstring=strings))
+                                     convention=convention, zscores=zscores, relstring=strings,
+                                     summary=not args.nosummary))
     sys.stdout.flush()
     _print_warnings(caught)
     for line in topic_notes(ev):
@@ -543,18 +564,19 @@ def _eval_report(args, ev, given: dict) -> str:
     from .report import Report, render
 
     wide = args.format in ("wide", "markdown")
-    if wide and args.per_topic:
+    if wide and (args.per_topic or args.nosummary):
         raise ValueError(f"--format {args.format} prints the runs x metrics table of the means; for the value of "
-                         f"every topic use -q with --format tsv or jsonl")
+                         f"every topic use -q{' -n' if args.nosummary else ''} with --format tsv, jsonl or trec")
     if wide:
         means = ev.means()
         table = means.reset_index()
         caption = "each run's value over the topics"
     else:
-        table = ev.to_frame(per_topic=args.per_topic, means=True)
+        table = ev.to_frame(per_topic=args.per_topic, means=not args.nosummary)
         caption = "values"
     n_topics = len(ev.topics)
-    options = ", ".join(f"{flag} {value}" for flag, value in _given_flags(args, given)) or "none (the defaults)"
+    options = ", ".join(f"{flag} {_number(value) if isinstance(value, float) else value}".rstrip()
+                        for flag, value in _given_flags(args, given)) or "none (the defaults)"
     facts = [("qrels", args.qrels), ("runs", f"{len(ev.runs)} ({_names(ev.runs)})"),
              ("topics", f"{n_topics} (the qrels topics; a topic missing from a run scores 0)")]
     facts += [(f"metric {label}", str(metric)) for label, metric in zip(ev.labels, ev.metrics)]
@@ -564,7 +586,8 @@ def _eval_report(args, ev, given: dict) -> str:
     if not wide:
         glossary.append(("residual", "what the unjudged documents the metric reads could change in its value "
                                      "(docs/metrics.md states each metric's residual exactly)"))
-    report = Report(f"cwla eval: {len(ev.labels)} metric(s) x {len(ev.runs)} run(s) x {n_topics} topics",
+    report = Report(f"cwla eval: {count_text(len(ev.labels), 'metric')} x {count_text(len(ev.runs), 'run')} x "
+                    f"{count_text(n_topics, 'topic')}",
                     facts=facts, glossary=glossary, tables=[(caption, table)])
     if args.format in ("tsv", "wide"):
         return render(report, "tsv", header=not args.no_header)

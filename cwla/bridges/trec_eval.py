@@ -32,7 +32,8 @@ import numpy as np
 from ..data.files import read_bytes
 from ..data.trec_format import RUN_LAYOUT
 from ..errors import InputError
-from ..metrics.text import TREC_KINDS, TREC_ORDER, expand_trec_names, parse_metric, trec_name, trec_parts, trec_sort_key
+from ..metrics.text import TREC_KINDS, TREC_NICKNAMES, TREC_ORDER, expand_trec_names, parse_metric, trec_name, trec_parts
+from ..metrics.text import trec_sort_key
 
 __all__ = ["NICKNAMES", "TREC_10_ONLY", "trec_measures", "trec_eval_lines", "read_zscores", "relstrings",
            "run_tag", "MISSING_ZSCORE_VALUE"]
@@ -50,8 +51,8 @@ _ALL_TREC_9 = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm
 TREC_10_ONLY = ("unj", "rbp", "rbp_resid", "dcg", "ideal_dcg", "num_nonjudged_ret")
 #: trec_eval's nicknames (groups of measures), per convention
 NICKNAMES = {
-    9: {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9},
-    10: {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9 + ("unj", "rbp", "rbp_resid")},
+    9: dict(zip(TREC_NICKNAMES, (_OFFICIAL, _SET, _ALL_TREC_9))),
+    10: dict(zip(TREC_NICKNAMES, (_OFFICIAL, _SET, _ALL_TREC_9 + ("unj", "rbp", "rbp_resid")))),
 }
 #: the value trec_eval gives a z-score it cannot compute
 MISSING_ZSCORE_VALUE = -1000000.0
@@ -189,11 +190,12 @@ def _z(value: float, entry) -> float:
 
 
 def trec_eval_lines(ev, names: dict, *, tags: list, per_topic: bool = False, complete: bool = False,
-                    convention: int = 9, zscores: dict | None = None, relstring: list | None = None) -> str:
+                    convention: int = 9, zscores: dict | None = None, relstring: list | None = None,
+                    summary: bool = True) -> str:
     """trec_eval's output of an Evaluation whose labels are trec_eval's printed names (:func:`trec_measures`):
-    per topic (``per_topic``: -q) and the summary, one block per run (several runs: each block after a
-    ``runid`` line with the run's name, unless runid is asked for); ``tags`` the runs' runids,
-    ``complete`` -c, ``zscores`` -Z's table, ``relstring`` the relstrings per (run, topic)."""
+    per topic (``per_topic``: -q) and the summary (``summary=False``: -n, none), one block per run (several
+    runs: each block after a ``runid`` line with the run's name, unless runid is asked for); ``tags`` the
+    runs' runids, ``complete`` -c, ``zscores`` -Z's table, ``relstring`` the relstrings per (run, topic)."""
     label = {name: i for i, name in enumerate(ev.labels)}
     kinds = [ev.metrics[i].aggregate for i in range(len(ev.labels))]
     zed = zscores is not None
@@ -221,7 +223,7 @@ def trec_eval_lines(ev, names: dict, *, tags: list, per_topic: bool = False, com
                         out.append("%-22s\t%s\t'%s'" % (name, ev.topics[t], relstring[r][t]))
                     elif name not in _SUMMARY_ONLY:
                         out.append(_line(name, ev.topics[t], per_value[name][t], kinds[label[name]], zed))
-        for name in names:
+        for name in names if summary else ():
             if name == "runid":
                 out.append("%-22s\t%s\t%s" % ("runid", "all", tags[r]))
                 continue

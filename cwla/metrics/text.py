@@ -847,6 +847,9 @@ _TREC = {
 _TREC_IN_IR_MEASURES = {"map": "AP", "map_cut": "AP", "P": "P", "recall": "R", "ndcg": "nDCG", "ndcg_cut": "nDCG",
                         "recip_rank": "RR", "success": "Success", "bpref": "Bpref"}
 
+#: trec_eval's names for sets of measures (``-m all_trec``): what each names is :data:`cwla.bridges.trec_eval.NICKNAMES`
+TREC_NICKNAMES = ("official", "set", "all_trec")
+
 #: the trec_eval measures cwla names but does not compute (asking for one says so); the preference and
 #: judgement-group measures are ``cwla eval --format trec -R prefs | qrels_prefs | qrels_jg``'s
 TREC_UNSUPPORTED = ("yaap", "set_relative_P_avgjg")
@@ -1114,7 +1117,7 @@ def _suggestion(parser, tok) -> str:
     """`` (did you mean ...?)`` for the names near the unknown name ``tok`` (:func:`_close`: any case, a
     typo or two; ``RPB``: ``RBP``, ``RBP_PEE``: ``RBP_PE``, ``ndcg@10``: ``nDCG@10``) among cwla's, the
     paper's, ir_measures' and trec_eval's names, keeping those that parse with the rest of the text (two
-    at most, one per meaning); ``map@10``: ``AP@10``, trec_eval's map in ir_measures' words."""
+    at most, one per meaning); ``map@10``: ``AP@10`` or ``map_cut_10``, ir_measures' spelling and trec_eval's."""
     if _SUGGESTING:
         return ""
     word = tok[1]
@@ -1153,6 +1156,9 @@ def _suggestion(parser, tok) -> str:
                 break
     finally:
         _SUGGESTING.pop()
+    cut = re.match(r"@\s*(\d+)\s*\Z", rest)
+    if cut and f"{word}_cut" in _TREC:  # map@10, a trec_eval user's: trec_eval's spelling too (map_cut_10)
+        good = good[:1] + [f"{word}_cut_{cut.group(1)}"]
     return _did_you_mean(good)
 
 
@@ -1195,6 +1201,10 @@ def _parse_metric(text, inside: str = ""):
     wrapped = _GEOMEAN_RE.match(text)
     if wrapped:
         return _geomean(parser, wrapped)
+    if text.strip() in TREC_NICKNAMES:
+        parser.fail(f"{text.strip()!r} is trec_eval's name for a set of measures, not one metric", 0,
+                    accepted=f"on the command line, -m {text.strip()} (any --format) evaluates them all; in "
+                             f"Python, their names are cwla.bridges.trec_eval.trec_measures([{text.strip()!r}])[0]")
     unsupported = re.match(r"(" + "|".join(map(re.escape, TREC_UNSUPPORTED)) + r")(?:[._][-+0-9.,=]*)?\Z",
                            text.strip())
     if unsupported:

@@ -168,3 +168,45 @@ def test_an_empty_cwl_metrics_file_measures_nothing_as_cwl_eval():
         code, out, err = _run("cwl", root / "qrel_file", root / "result_file", "-m", fh.name, "-n")
     assert code == 0 and out == "Topic\tMetric\tEU\tETU\tEC\tETC\tED\n"
     assert "no metric in the metrics file; nothing is measured" in err
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "wide", "jsonl", "markdown", "trec"])
+def test_a_nickname_names_the_same_measures_in_every_format(files, fmt):
+    qrels, run = files
+    code, out, err = _run("eval", "-m", "all_trec", "--format", fmt, qrels, run)
+    assert code == 0, err
+    measures = [name for name, text in trec_measures(["all_trec"])[0].items() if text is not None]
+    if fmt == "trec":
+        printed = list(dict.fromkeys(line.split()[0] for line in out.splitlines()))
+        assert printed == ["runid", *measures]
+    elif fmt == "jsonl":
+        assert list(dict.fromkeys(re.findall(r'"metric": "([^"]+)"', out))) == measures
+    elif fmt == "tsv":
+        rows = [line.split("\t") for line in out.splitlines() if line and not line.startswith("#")]
+        assert [row[2] for row in rows[1:]] == measures
+    else:
+        assert all(name in out for name in ("num_q", "map", "gm_map", "iprec_at_recall_0.50", "P_1000"))
+    assert f"{len(measures)} metrics x 1 run x 3 topics" in out or fmt == "trec"
+
+
+def test_minus_n_leaves_out_the_summary_as_trec_eval(files):
+    qrels, run = files
+    code, out, _ = _run("eval", "-m", "map", "-m", "P.5", "-q", "-n", "--format", "trec", qrels, run)
+    assert code == 0 and out and "\tall\t" not in out
+    code, full, _ = _run("eval", "-m", "map", "-m", "P.5", "-q", "--format", "trec", qrels, run)
+    assert [line for line in full.splitlines() if "\tall\t" not in line] == out.splitlines()
+    code, out, _ = _run("eval", "-m", "map", "-q", "--nosummary", qrels, run)
+    rows = [line.split("\t") for line in out.splitlines() if line and not line.startswith("#")]
+    assert code == 0 and [row[1] for row in rows[1:]] == ["1", "2", "3"]
+    code, _, err = _run("eval", "-m", "map", "-n", "--format", "wide", qrels, run)
+    assert code == 2 and "use -q -n with --format tsv, jsonl or trec" in err
+
+
+def test_what_a_trec_eval_user_writes_gets_trec_evals_answer(files):
+    qrels, run = files
+    with pytest.raises(cwla.MetricSyntaxError, match=r"'all_trec' is trec_eval's name for a set of measures"):
+        parse_metric("all_trec")
+    code, _, err = _run("eval", "-m", "map@10", qrels, run)
+    assert code == 2 and "did you mean 'AP@10' or 'map_cut_10'?" in err
+    code, out, _ = _run("eval", "-m", "map", "-l", "2", "-J", "-M", "100", qrels, run)
+    assert code == 0 and "# options: -l 2, -J, -M 100\n" in out

@@ -181,8 +181,8 @@ def test_constant_metric_warns_and_scores_a_constant():
     ("yaap", "'yaap' is a trec_eval measure that cwla does not compute"),
     ("utility.1,2", "invalid utility: utility takes 4 coefficients (a, b, c, d), e.g. utility.1,-1,0,0"),
     ("relstring", "relstring is not a number per topic: cwla eval --format trec prints it (-m relstring)"),
-    ("map@10", "'map' is not a metric name (did you mean 'AP@10'?)"),
-    ("ndcg@10", "(did you mean 'nDCG@10'?)"),
+    ("map@10", "'map' is not a metric name (did you mean 'AP@10' or 'map_cut_10'?)"),  # ir_measures', trec_eval's
+    ("ndcg@10", "(did you mean 'nDCG@10' or 'ndcg_cut_10'?)"),
     ("recip_rank@10", "(did you mean 'RR@10'?)"),
     ("mrr", "(did you mean 'MRR'?)"),
     ("Precison@10", "(did you mean 'Precision@10'?)"),
