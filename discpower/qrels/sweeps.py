@@ -208,9 +208,13 @@ def _tasks(recipe: Recipe, items: list, chunk_size: int) -> list[tuple[Callable,
     return [(run_chunk, (recipe, items[k:k + chunk_size])) for k in range(0, len(items), chunk_size)]
 
 
+#: the default parameters of :func:`sweep`: sampling rates (or topic fractions) 0.1, 0.2, ..., 1.0
+PARAMETERS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
 @scoped
 def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
-          parameters: Iterable = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), repetitions: int = 10,
+          parameters: Iterable = PARAMETERS, repetitions: int = 10,
           candidates: Mapping | None = None, executor: Executor | None = None, chunk_size: int = 10,
           worker_threads: int | None = 1, store: str | os.PathLike | None = None, test: Any = "tukey",
           alpha: float = 0.05, n_trials: int = 10_000, seed: Any = 0, progress: Any = None,

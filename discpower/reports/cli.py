@@ -63,9 +63,13 @@ from cwla._shared import FORMATS, Report, render
 from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..stats.registry import NAMES, check_test, resamples, words_of
+from ..qrels.generators import GENERATORS
 from ..stats.significance import CORRECTIONS
 
 __all__ = ["main"]
+
+#: the generators the sweep command names
+GENERATOR_NAMES = tuple(GENERATORS)
 
 PROG = "discpower"
 
@@ -134,10 +138,12 @@ def _parser() -> argparse.ArgumentParser:
                                         "metric, run the same test on each and print the agreement measures "
                                         "(McKechnie et al. 2025; Otero et al. 2023) as TSV: measure, value.")
     c.add_argument("--truth", required=True, metavar="QRELS", action=Once, help="ground-truth qrels")
-    c.add_argument("--candidate", required=True, metavar="QRELS", action=Once, help="candidate qrels")
+    c.add_argument("--candidate", required=True, metavar="QRELS", action="append",
+                   help="candidate qrels; repeatable (the runs are read once for all of them)")
     c.add_argument("runs", metavar="RUN", nargs="+", help="run files")
-    c.add_argument("-m", "--metric", default="nDCG@10", metavar="METRIC", action=Once,
-                   help="one metric (default nDCG@10; given once: run the command once per metric)")
+    c.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
+                   help="a metric (default nDCG@10); repeatable: every candidate is compared under every metric, "
+                        "in one table with a candidate and a metric column")
     add_option_arguments(c)
     c.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
                    help=f"pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a correction, "
@@ -161,6 +167,37 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--pairs", metavar="FILE", action=Once,
                    help="also write the pair-level detail (TSV) to FILE ('-': stdout); not an input file")
     c.set_defaults(func=_cmd_compare)
+
+    w = commands.add_parser("sweep", help="compare a grid of generated candidate qrels with the ground truth",
+                            description="Build candidate qrels from the ground truth with the generators (sampled "
+                                        "judgements, topic subsets, shallower pools, popularity labels) at each "
+                                        "parameter, --repetitions times, and compare each with the ground truth "
+                                        "as compare-qrels does (the runs read once). Prints the mean of each "
+                                        "agreement measure per generator and parameter (and metric).")
+    w.add_argument("--truth", required=True, metavar="QRELS", action=Once, help="ground-truth qrels")
+    w.add_argument("runs", metavar="RUN", nargs="+", help="run files")
+    w.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
+                   help="a metric (default nDCG@10); repeatable: a metric column")
+    add_option_arguments(w)
+    w.add_argument("--generator", dest="generators", metavar="NAME", action="append", type=_generator_name,
+                   help=f"a generator, repeatable: {', '.join(GENERATOR_NAMES)} (default sampling)")
+    w.add_argument("--parameters", type=_parameter_list, default=None, metavar="P1,P2,...",
+                   help="the generators' parameter values, comma-separated: sampling rates or topic fractions in "
+                        "(0, 1], pool depths or top-k as integers (default 0.1,0.2,...,1.0)")
+    w.add_argument("--repetitions", type=int, default=10, metavar="R", help="draws per parameter (10)")
+    w.add_argument("--candidate", metavar="QRELS", action="append",
+                   help="also compare these qrels as they are (e.g. LLM labels); repeatable")
+    w.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
+                   help=f"pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a correction "
+                        f"(default tukey, as compare-qrels)")
+    w.add_argument("--trials", type=int, default=10_000, metavar="B", help="trials of each test (10000)")
+    w.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
+    w.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    w.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
+    w.add_argument("--frame", metavar="FILE", action=Once,
+                   help="also write the tidy frame (one row per cell, repetition and measure) as TSV to FILE; not an "
+                        "input file")
+    w.set_defaults(func=_cmd_sweep)
 
     s = commands.add_parser("compare", help="compare systems: means, CIs and significance marks per metric",
                             description="Score the runs with cwla and print, per metric and system, the mean over "
@@ -266,50 +303,145 @@ def _cmd_meta(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from ..qrels.compare import COUNTS, MEANINGS, QrelsComparer
+    from ..qrels.compare import MEANINGS, QrelsComparer
 
     check_outputs([("--pairs", args.pairs)], _inputs(args))
     test = check_test(args.test, correction=None if args.correction == "none" else args.correction)
+    candidates = _given_once(args.candidate, "--candidate")
+    metrics = _given_once(args.metrics or ["nDCG@10"], "-m")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        comparer = QrelsComparer.build(args.truth, args.runs, args.metric, test=test, alpha=args.alpha,
+        comparer = QrelsComparer.build(args.truth, args.runs, metrics, test=test, alpha=args.alpha,
                                        n_trials=args.trials, seed=args.seed, direction_aware=args.direction_aware,
                                        kappa_threshold=args.kappa_threshold, kappa_weights=args.kappa_weights,
-                                       topics=args.topics, one_metric="compare-qrels", **evaluation_options(args))
-        result = comparer.compare(args.candidate)
-    m = result.measures
-    values = [int(value) if measure in COUNTS else float(value) for measure, value in m.items()]
-    table = pd.DataFrame({"measure": list(m), "value": pd.Series(values, dtype=object)})
-    label = comparer.labels[0]
+                                       topics=args.topics, **evaluation_options(args))
+        results = {candidate: comparer.compare_all(candidate) for candidate in candidates}  # each joined once
+    one = len(candidates) == 1 and len(comparer.labels) == 1
+    rows = [(candidate, label, result) for candidate, by_metric in results.items()
+            for label, result in by_metric.items()]
+    first = rows[0][2]
     n_truth = len(comparer.truth_evaluation.topics)
-    if args.topics == "common":
-        topics = (f"G judges {n_truth}, C {m['topics_candidate']}: both tested on C's {m['topics_candidate']}"
-                  + ("" if m["topics_candidate"] == n_truth else " (--topics truth tests G on all its topics)"))
-    else:
-        topics = f"G tested on all its {m['topics_truth']}, C on its {m['topics_candidate']} (--topics truth)"
-    facts = [("ground truth (G)", args.truth), ("candidate (C)", args.candidate),
-             ("metric", f"{label} = {comparer.evaluator.metrics[0]}"),
-             ("test", _test_words(result.truth_test, args)), ("alpha", f"{args.alpha:g} (significant: p < alpha)"),
-             ("runs", f"{len(result.truth_means)} ({m['pairs']} pairs)"), ("topics", topics)]
+    facts = [("ground truth (G)", args.truth)]
+    facts += [("candidate (C)", candidates[0])] if len(candidates) == 1 else \
+        [(f"candidate {k + 1}", path) for k, path in enumerate(candidates)]
+    facts += [(f"metric {label}" if len(comparer.labels) > 1 else "metric", f"{label} = {metric}")
+              for label, metric in zip(comparer.labels, comparer.evaluator.metrics)]
+    facts += [("test", _test_words(first.truth_test, args)), ("alpha", f"{args.alpha:g} (significant: p < alpha)"),
+              ("runs", f"{len(first.truth_means)} ({first.measures['pairs']} pairs)"),
+              ("topics", _topics_words(args, first.measures, n_truth, len(candidates)))]
     if args.direction_aware:
         facts.append(("direction-aware", "a pair significant under both in opposite directions is an FP"))
+    table = _measures_table(rows, labelled=not one)
     report = Report("discpower compare-qrels: do the candidate qrels (C) lead to the ground truth's (G) "
                     "significance decisions?", facts=facts,
-                    glossary=[(measure, MEANINGS[measure]) for measure in m if measure in MEANINGS],
-                    tables=[("measures", table)])
+                    glossary=[(measure, MEANINGS[measure]) for measure in first.measures if measure in MEANINGS],
+                    tables=[("measures" if one else "measures of each candidate under each metric", table)])
     sys.stdout.write(render(report, args.format))
     if args.pairs:
-        text = result.pairs.to_csv(sep="\t", index=False, float_format="%.6f")
+        pairs = [r.pairs if one else r.pairs.assign(candidate=c, metric=m)[["candidate", "metric", *r.pairs.columns]]
+                 for c, m, r in rows]
+        text = pd.concat(pairs, ignore_index=True).to_csv(sep="\t", index=False, float_format="%.6f")
         if args.pairs == "-":
             sys.stdout.write("\n" + text)
         else:
             atomic_write_text(args.pairs, text)
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
-    if m["topics_candidate"] != n_truth:
-        print(f"{PROG}: note: the candidate judges {m['topics_candidate']} of the ground truth's {n_truth} topics; "
-              f"the ground truth is tested on {m['topics_truth']}", file=sys.stderr)
+    for candidate, by_metric in results.items():
+        m = next(iter(by_metric.values())).measures
+        if m["topics_candidate"] != n_truth:
+            print(f"{PROG}: note: {'the candidate' if len(candidates) == 1 else candidate} judges "
+                  f"{m['topics_candidate']} of the ground truth's {n_truth} topics; the ground truth is tested on "
+                  f"{m['topics_truth']}", file=sys.stderr)
     return 0
+
+
+def _cmd_sweep(args) -> int:
+    from ..qrels.sweeps import PARAMETERS, sweep
+
+    check_outputs([("--frame", args.frame)], _inputs(args))
+    test = check_test(args.test)
+    metrics = _given_once(args.metrics or ["nDCG@10"], "-m")
+    generators = _given_once(args.generators or ["sampling"], "--generator")
+    candidates = {path: path for path in _given_once(args.candidate or [], "--candidate")}
+    parameters = args.parameters if args.parameters is not None else PARAMETERS
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = sweep(args.truth, args.runs, metrics if len(metrics) > 1 else metrics[0], generators=generators,
+                       parameters=parameters, repetitions=args.repetitions, candidates=candidates or None, test=test,
+                       alpha=args.alpha, n_trials=args.trials, seed=args.seed, **evaluation_options(args))
+    table = result.table().reset_index()
+    failed = int((result.frame.drop_duplicates(result._keys() + ["repetition"])["status"] != "ok").sum())
+    facts = [("ground truth (G)", args.truth), ("runs", str(len(args.runs))),
+             ("metric", ", ".join(metrics)), ("generators", ", ".join(generators)),
+             ("parameters", ", ".join(f"{p:g}" for p in parameters)), ("repetitions", str(args.repetitions))]
+    facts += [(f"candidate {k + 1}", path) for k, path in enumerate(candidates)]
+    facts += [("test", f"{words_of(test)}" + (f", B = {args.trials} trials" if resamples(test) else "")
+               + f", seed {args.seed}"), ("alpha", f"{args.alpha:g} (significant: p < alpha)"),
+              ("cells not compared", f"{failed} (their measures are NaN; --frame's status says why)")]
+    report = Report("discpower sweep: how close do generated candidate qrels come to the ground truth's "
+                    "significance decisions?", facts=facts,
+                    glossary=[("values", "the mean of each measure over the repetitions (compare-qrels --help "
+                                         "and docs/discpower.md say what each measure is)")],
+                    tables=[("mean of each measure per generator and parameter", table)])
+    sys.stdout.write(render(report, args.format))
+    if args.frame:
+        atomic_write_text(args.frame, result.frame.to_csv(sep="\t", index=False, float_format="%.6f"))
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    return 0
+
+
+def _generator_name(text: str) -> str:
+    if text not in GENERATOR_NAMES:
+        raise argparse.ArgumentTypeError(f"unknown generator {text!r}; accepted: {', '.join(GENERATOR_NAMES)}")
+    return text
+
+
+def _parameter_list(text: str) -> list:
+    """``0.1,0.5,1`` -> [0.1, 0.5, 1]: integers stay integers (pool depths, top-k), the rest are floats."""
+    values = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            values.append(int(part) if part.lstrip("-").isdigit() else float(part))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected comma-separated numbers (e.g. 0.1,0.5,1), got {part!r} "
+                                             f"in {text!r}") from None
+    return values
+
+
+def _given_once(values: list[str], flag: str) -> list[str]:
+    """A repeatable option's values, each at most once (a value given twice is a usage error, not a repeat)."""
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:
+        raise DiscpowerError(f"{flag} {twice[0]!r} given twice; give each value once")
+    return list(values)
+
+
+def _measures_table(rows: list, labelled: bool) -> pd.DataFrame:
+    """compare-qrels' table: measure and value (with a candidate and a metric column when there are several)."""
+    from ..qrels.compare import COUNTS
+
+    frames = []
+    for candidate, label, result in rows:
+        m = result.measures
+        values = [int(value) if measure in COUNTS else float(value) for measure, value in m.items()]
+        frame = pd.DataFrame({"measure": list(m), "value": pd.Series(values, dtype=object)})
+        frames.append(frame.assign(candidate=candidate, metric=label)[["candidate", "metric", "measure", "value"]]
+                      if labelled else frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _topics_words(args, m: dict, n_truth: int, n_candidates: int) -> str:
+    """compare-qrels' topics line: which topics each side is tested on."""
+    if n_candidates > 1:
+        return (f"G judges {n_truth}; each C is tested with G on its own topics (topics_candidate)" if args.topics ==
+                "common" else f"G tested on all its {n_truth}, each C on its own (--topics truth)")
+    if args.topics == "common":
+        return (f"G judges {n_truth}, C {m['topics_candidate']}: both tested on C's {m['topics_candidate']}"
+                + ("" if m["topics_candidate"] == n_truth else " (--topics truth tests G on all its topics)"))
+    return f"G tested on all its {m['topics_truth']}, C on its {m['topics_candidate']} (--topics truth)"
 
 
 def _delta_words(test: str) -> str:
@@ -392,8 +524,9 @@ def _cmd_compare_systems(args) -> int:
 def _inputs(args) -> list[tuple[str, str]]:
     """The files a command reads, each with the name the user gave it (for :func:`cwla.data.files.check_outputs`)."""
     named = [(label, getattr(args, option, None)) for label, option in
-             (("QRELS", "qrels"), ("--truth", "truth"), ("--candidate", "candidate"), ("MATRIX", "matrix"))]
-    return named + [("RUN", run) for run in getattr(args, "runs", None) or ()]
+             (("QRELS", "qrels"), ("--truth", "truth"), ("MATRIX", "matrix"))]
+    return named + [("--candidate", path) for path in getattr(args, "candidate", None) or ()] + \
+        [("RUN", run) for run in getattr(args, "runs", None) or ()]
 
 
 #: the files ``meta --figures DIR`` writes into DIR

@@ -342,9 +342,65 @@ def test_meta_figures_in_a_file_is_refused_before_scoring(cli_files, capsys):
     assert out == ""
 
 
+def test_compare_qrels_a_metric_or_candidate_given_twice(cli_files, capsys):
+    qrels_path, run_paths, candidate = cli_files
+    code, out, err = _run(capsys, "compare-qrels", "--truth", qrels_path, "--candidate", candidate, *run_paths,
+                          "--metric", "AP", "-m", "AP")
+    _refused(code, err, "discpower: error: -m 'AP' given twice; give each value once")
+    code, out, err = _run(capsys, "compare-qrels", "--truth", qrels_path, "--candidate", candidate, "--candidate",
+                          candidate, *run_paths)
+    _refused(code, err, f"discpower: error: --candidate '{candidate}' given twice; give each value once")
+    assert out == ""
+
+
+def test_compare_qrels_several_candidates_and_metrics_read_the_runs_once_into_one_table(cli_files, capsys,
+                                                                                        tmp_path, monkeypatch):
+    qrels_path, run_paths, candidate = cli_files
+    other = tmp_path / "third.txt"
+    other.write_text("".join(line for k, line in enumerate(open(qrels_path)) if k % 3))
+    import cwla.scoring.evaluator as evaluator_module
+
+    reads = []
+    real = evaluator_module.read_runs
+    monkeypatch.setattr(evaluator_module, "read_runs", lambda *a, **k: reads.append(1) or real(*a, **k))
+    code, out, err = _run(capsys, "compare-qrels", "--truth", qrels_path, "--candidate", candidate, "--candidate",
+                          other, "--candidate", qrels_path, *run_paths, "-m", "nDCG@10", "-m", "P@10",
+                          "--trials", "500", "--seed", "3")
+    assert code == 0, err
+    assert len(reads) == 1  # the runs are read once for the 3 candidates x 2 metrics
+    table = pd.read_csv(io.StringIO(out), sep="\t")
+    assert list(table.columns) == ["candidate", "metric", "measure", "value"]
+    assert table[["candidate", "metric"]].drop_duplicates().shape[0] == 6
+    for cand in (candidate, other):
+        for metric in ("nDCG@10", "P@10"):
+            alone = discpower.compare_qrels(qrels_path, cand, run_paths, metric, n_trials=500, seed=3)
+            rows = table[(table.candidate == str(cand)) & (table.metric == metric)].set_index("measure")["value"]
+            assert [int(rows[k]) for k in ("TP", "TN", "FP", "FN")] == [alone.measures[k] for k in
+                                                                        ("TP", "TN", "FP", "FN")]
+    truth_itself = table[table.candidate == str(qrels_path)].set_index(["metric", "measure"])["value"]
+    assert float(truth_itself[("nDCG@10", "MCC")]) == pytest.approx(1.0)  # the truth against itself agrees
+
+
+def test_sweep_command_prints_the_mean_of_each_measure_per_cell(cli_files, capsys, tmp_path):
+    qrels_path, run_paths, candidate = cli_files
+    frame_path = tmp_path / "frame.tsv"
+    code, out, err = _run(capsys, "sweep", "--truth", qrels_path, *run_paths, "--parameters", "0.4,1",
+                          "--repetitions", "2", "--trials", "300", "--candidate", candidate, "--frame", frame_path)
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out), sep="\t")
+    assert list(table.columns[:2]) == ["generator", "parameter"] and {"MCC", "BAC", "FN"} <= set(table.columns)
+    expected = discpower.sweep(qrels_path, run_paths, "nDCG@10", generators="sampling", parameters=[0.4, 1],
+                               repetitions=2, candidates={str(candidate): str(candidate)}, n_trials=300,
+                               progress=False).table().reset_index()
+    assert table["MCC"].to_numpy() == pytest.approx(expected["MCC"].to_numpy(), abs=1e-6)
+    assert len(pd.read_csv(frame_path, sep="\t")) > len(table)
+    code, _, err = _run(capsys, "sweep", "--truth", qrels_path, *run_paths, "--generator", "nope")
+    assert code == 2 and "unknown generator 'nope'; accepted: sampling, " in err
+    code, _, err = _run(capsys, "sweep", "--truth", qrels_path, *run_paths, "--frame", qrels_path)
+    assert code == 2 and "--frame" in err
+
+
 @pytest.mark.parametrize("extra, option, values", [
-    (["-m", "AP", "-m", "P@10"], "-m/--metric", "('AP' and 'P@10')"),
-    (["--metric", "AP", "-m", "AP"], "-m/--metric", "('AP' and 'AP')"),
     (["--truth", "other.txt"], "--truth", "("),
     (["--pairs", "a.tsv", "--pairs", "b.tsv"], "--pairs", "('a.tsv' and 'b.tsv')"),
 ])
