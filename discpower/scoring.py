@@ -53,13 +53,20 @@ def evaluator_for(runs, metrics, options: dict, func: str, *, default=None, hold
 
 
 def evaluation_of(qrels, runs, metrics, options: dict, func: str) -> Evaluation:
-    """The scores an entry point works on: ``qrels`` itself when it is a :class:`cwla.Evaluation` (then
-    nothing else may be given), else ``qrels`` (or a prepared :class:`cwla.Collection`) scored by the one
-    Evaluator of :func:`evaluator_for`."""
+    """The scores an entry point works on: ``qrels`` itself when it is a :class:`cwla.Evaluation` (``metrics``
+    then selects some of its metrics; nothing else may be given), else ``qrels`` (or a prepared
+    :class:`cwla.Collection`) scored by the one Evaluator of :func:`evaluator_for`."""
     if isinstance(qrels, Evaluation):
-        if runs is not None or metrics is not None or options:
-            raise DiscpowerError(f"{func}: pass either an Evaluation or qrels, runs and metrics, not both")
-        return qrels
+        if runs is not None or options:
+            raise DiscpowerError(f"{func}: an Evaluation holds its runs and its scoring options; pass it with "
+                                 f"metrics= at most (some of its metrics, by label)")
+        if metrics is None:
+            return qrels
+        try:
+            return qrels.select(metrics)
+        except KeyError as err:
+            raise DiscpowerError(f"{func}: {err.args[0]}; with an Evaluation, metrics= names some of its metrics "
+                                 f"by label") from None
     prepared = isinstance(qrels, Collection)
     if prepared and runs is not None and not isinstance(runs, Evaluator):  # an Evaluator's prepare() made it
         raise DiscpowerError(f"{func}: a Collection holds its runs; pass it without runs")

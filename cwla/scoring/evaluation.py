@@ -102,6 +102,30 @@ class Evaluation(Displayed):
         return pd.DataFrame(self.values[self._index(metric)], index=pd.Index(self.runs, name=RUN_AXIS),
                             columns=pd.Index(self.topics, name=TOPIC_AXIS))
 
+    def select(self, metrics: str | int | Metric | CountingMeasure | list) -> Evaluation:
+        """The Evaluation of some of its metrics (each by label, text, Metric or index, as :meth:`scores`
+        takes it), in the order given; a KeyError names the evaluated metrics.
+
+        >>> import cwla
+        >>> qrels, runs = cwla.synthetic.collection(n_topics=5, n_runs=3, seed=1)
+        >>> cwla.evaluate(qrels, runs, ["nDCG@10", "P@5", "RR"]).select(["RR", "nDCG@10"]).labels
+        ('RR', 'nDCG@10')
+        """
+        if isinstance(metrics, (str, int, *MEASURE_TYPES)):
+            metrics = [metrics]
+        keep = [self._index(m) for m in metrics]
+        if len(set(keep)) != len(keep):
+            raise KeyError(f"a metric is selected twice in {list(metrics)}")
+
+        def part(array):
+            return None if array is None else array[..., keep, :, :]
+
+        return attrs.evolve(self, metrics=tuple(self.metrics[k] for k in keep),
+                            requested=tuple(self.requested[k] for k in keep),
+                            labels=tuple(self.labels[k] for k in keep), values=self.values[keep],
+                            residuals=self.residuals[keep], expected=part(self.expected),
+                            expected_residuals=part(self.expected_residuals))
+
     def aggregated(self, residuals: bool = False) -> np.ndarray:
         """(n_metrics, n_runs): each run's value over the topics -- the mean, the sum for the
         counts (``NumRel``, ``NumRet``, ``NumRelRet``, ``NumQ``), as trec_eval and ir_measures report them,

@@ -249,7 +249,8 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     tukey_seed, split_seed = child_seeds(seed, n=2)
     func = "meta_evaluate"
     if isinstance(qrels, Evaluation):
-        n_metrics = len(qrels.labels)
+        n_metrics = len(qrels.labels) if metrics is None else len(evaluation_of(qrels, runs, metrics, options,
+                                                                                  func).labels)
     elif isinstance(runs, cwla.Evaluator):
         n_metrics = len(runs.labels)
     elif metrics is None:

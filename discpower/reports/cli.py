@@ -64,10 +64,13 @@ from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..stats.registry import NAMES, check_test, resamples, words_of
 from ..qrels.generators import GENERATORS
-from ..stats.significance import CORRECTIONS
+from ..stats.significance import CORRECTIONS, check_correction
 
 __all__ = ["main"]
 
+#: what --correction accepts, as its help says it
+_CORRECTION_CHOICES = (f"none (default), {', '.join(c for c in CORRECTIONS if c)}, or statsmodels' aliases of them "
+                       f"(hs, fdr_i, ...)")
 #: the generators the sweep command names
 GENERATOR_NAMES = tuple(GENERATORS)
 
@@ -149,9 +152,9 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a correction, "
                         f"e.g. t-test-holm (default tukey, the published qrels comparisons' test; perm-max-t holds "
                         f"alpha under the data-based nulls, docs/calibration.md)")
-    c.add_argument("--correction", default="none", choices=("none",) + tuple(c for c in CORRECTIONS if c),
+    c.add_argument("--correction", default="none", type=_correction_choice, metavar="C",
                    help="multiple-comparison correction of a per-pair test's p-values over all pairs (the same as "
-                        "--test TEST-CORRECTION)")
+                        "--test TEST-CORRECTION): " + _CORRECTION_CHOICES)
     c.add_argument("--trials", type=int, default=10_000, metavar="B", help="Tukey HSD trials (10000)")
     c.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
     c.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
@@ -214,10 +217,10 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"the significance test: {', '.join(NAMES)}, or a test that is not family-wise with a "
                         f"correction, e.g. t-test-holm (default perm-max-t: the studentised-permutation max-t, "
                         f"family-wise over all pairs; tukey: the paired randomised Tukey HSD)")
-    s.add_argument("--correction", default="none", choices=("none",) + tuple(c for c in CORRECTIONS if c),
+    s.add_argument("--correction", default="none", type=_correction_choice, metavar="C",
                    help="multiple-comparison correction of the per-pair tests' p-values (statsmodels' names; bh = "
                         "fdr_bh), per metric over the comparisons with the baselines (or all pairs); none with a "
-                        "family-wise test (perm-max-t, tukey, max-t, parametric-tukey)")
+                        "family-wise test (perm-max-t, tukey, max-t, parametric-tukey)" + ": " + _CORRECTION_CHOICES)
     s.add_argument("--alpha", type=float, default=0.05, metavar="A",
                    help="significance level; the intervals are 1 - A (default 0.05)")
     s.add_argument("--trials", type=int, default=10_000, metavar="B",
@@ -409,6 +412,16 @@ def _parameter_list(text: str) -> list:
             raise argparse.ArgumentTypeError(f"expected comma-separated numbers (e.g. 0.1,0.5,1), got {part!r} "
                                              f"in {text!r}") from None
     return values
+
+
+def _correction_choice(text: str) -> str:
+    """--correction: none, or a correction by cwla's or statsmodels' name (``hs``: holm-sidak), canonical."""
+    if text == "none":
+        return text
+    try:
+        return check_correction(text)
+    except DiscpowerError as err:
+        raise argparse.ArgumentTypeError(f"{err}; or none") from None
 
 
 def _given_once(values: list[str], flag: str) -> list[str]:

@@ -58,12 +58,26 @@ def labelled_axes(frame: pd.DataFrame, name: str = "X") -> pd.DataFrame:
     return frame
 
 
+def _not_an_evaluation(X, name: str) -> None:
+    """A :class:`cwla.Evaluation` where one metric's scores are expected: say what to pass."""
+    from cwla import Evaluation
+    from cwla._shared import count_text
+
+    if isinstance(X, Evaluation):
+        label = X.labels[0] if X.labels else "nDCG@10"
+        raise DiscpowerError(f"{name} is a cwla Evaluation ({count_text(len(X.labels), 'metric')} x {count_text(len(X.runs), 'run')} x "
+                             f"{count_text(len(X.topics), 'topic')}); a test takes one metric's scores: pass "
+                             f"ev.scores({label!r}) (runs x topics, labelled), or compare every metric at once "
+                             f"with discpower.compare_systems(ev)")
+
+
 def score_matrix(X, *, name="X", min_systems=2, min_topics=2, systems=None, topics=None):
     """A (topics x systems) float64 C-contiguous matrix, checked: rectangular, finite, at least
     ``min_systems`` columns and ``min_topics`` rows. Returns (X, system names).
 
     A DataFrame is turned by its axis names (:func:`labelled_axes`) and its columns name the systems;
     ``systems`` (and ``topics``) given beside a labelled frame must be its labels."""
+    _not_an_evaluation(X, name)
     if isinstance(X, pd.DataFrame):
         labelled = X.index.name is not None or X.columns.name is not None
         X = labelled_axes(X, name)

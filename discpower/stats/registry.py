@@ -33,6 +33,7 @@ from .result import PairwiseTest
 from .rng import seed_value
 from .trials import in_parts
 from .significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, check_correction, fisher_test
+from .significance import correction_name
 from .significance import mean_diff, paired_t_test, parametric_tukey_hsd, sign_test, wilcoxon_test
 from .tukey import tukey_test
 
@@ -169,9 +170,9 @@ def lookup(name: object, *, corrected: bool = True) -> tuple[Entry, str | None]:
         if base in REGISTRY:
             return REGISTRY[base], None
         if corrected:
-            for correction in sorted((c for c in CORRECTIONS if c), key=len, reverse=True):
-                head = name[:-len(correction) - 1]
-                if name.endswith("-" + correction) and _ALIASES.get(head, head) in REGISTRY:
+            for head in sorted((*REGISTRY, *_ALIASES), key=len, reverse=True):  # "t-test-hs": t-test, holm-sidak
+                correction = correction_name(name[len(head) + 1:]) if name.startswith(head + "-") else None
+                if correction is not None:
                     test = REGISTRY[_ALIASES.get(head, head)]
                     if test.family_wise:
                         raise DiscpowerError(f"test {name!r}: {test.name!r} controls the family-wise error over all "

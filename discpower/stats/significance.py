@@ -66,13 +66,14 @@ CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini
                     "holm-sidak": "Holm-Sidak", "simes-hochberg": "Simes-Hochberg", "hommel": "Hommel",
                     "fdr_bh": "Benjamini-Hochberg", "fdr_by": "Benjamini-Yekutieli",
                     "fdr_tsbh": "two-stage Benjamini-Hochberg", "fdr_tsbky": "two-stage Benjamini-Krieger-Yekutieli"}
-#: statsmodels' other spellings of the same methods: not accepted, but suggested
-_STATSMODELS_ALIASES = {"b": "bonferroni", "bonf": "bonferroni", "s": "sidak", "h": "holm", "hs": "holm-sidak",
-                        "sh": "simes-hochberg", "ho": "hommel", "fdr_i": "fdr_bh", "fdr_p": "fdr_bh",
-                        "fdri": "fdr_bh", "fdrp": "fdr_bh", "fdr_n": "fdr_by", "fdr_c": "fdr_by", "fdrn": "fdr_by",
-                        "fdrcorr": "fdr_by", "fdr_2sbh": "fdr_tsbh", "fdr_2sbky": "fdr_tsbky",
-                        "fdr_twostage": "fdr_tsbky", "benjamini-hochberg": "bh", "benjamini-yekutieli": "fdr_by",
-                        "hochberg": "simes-hochberg", "bonferroni-holm": "holm"}
+#: statsmodels' own other names of the same methods (``multipletests(method=...)``): accepted as they are
+STATSMODELS_ALIASES = {"b": "bonferroni", "s": "sidak", "h": "holm", "hs": "holm-sidak", "sh": "simes-hochberg",
+                       "ho": "hommel", "fdr_i": "fdr_bh", "fdr_p": "fdr_bh", "fdri": "fdr_bh", "fdrp": "fdr_bh",
+                       "fdr_n": "fdr_by", "fdr_c": "fdr_by", "fdrn": "fdr_by", "fdrcorr": "fdr_by",
+                       "fdr_2sbh": "fdr_tsbh", "fdr_2sbky": "fdr_tsbky", "fdr_twostage": "fdr_tsbky"}
+#: other names people give the methods: not accepted, but suggested
+_SUGGESTED = {"bonf": "bonferroni", "benjamini-hochberg": "bh", "benjamini-yekutieli": "fdr_by",
+              "hochberg": "simes-hochberg", "bonferroni-holm": "holm"}
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -92,23 +93,41 @@ def mean_diff(X):
     return means, means[:, None] - means[None, :]
 
 
+def correction_name(text: object) -> str | None:
+    """The canonical name (one of :data:`CORRECTIONS`) of a correction written as cwla writes it, as statsmodels
+    does (:data:`STATSMODELS_ALIASES`: ``"hs"``) or in another case or separator (``"holm_sidak"``, ``"BH"``);
+    None for anything else."""
+    if not isinstance(text, str):
+        return None
+    if text in CORRECTIONS:
+        return text
+    if text in STATSMODELS_ALIASES:
+        return STATSMODELS_ALIASES[text]
+    spelled = {_key(c): c for c in CORRECTIONS if c}
+    return spelled.get(_key(text))
+
+
+def _key(text: str) -> str:
+    return text.lower().replace("-", "").replace("_", "").replace(" ", "")
+
+
 def check_correction(correction: object) -> str | None:
-    """``correction`` if it is one of :data:`CORRECTIONS`, else a DiscpowerError that lists the accepted names
-    and suggests the nearest (case, ``-`` and ``_`` aside: ``"BH"`` -> ``'bh'``, ``"holm_sidak"`` ->
-    ``'holm-sidak'``; statsmodels' short aliases such as ``"hs"`` -> ``'holm-sidak'``)."""
-    if correction is None or (isinstance(correction, str) and correction in CORRECTIONS):
-        return correction
+    """``correction``'s canonical name (:func:`correction_name`: ``"hs"`` and ``"holm_sidak"`` are
+    ``'holm-sidak'``), None for None, else a DiscpowerError that lists the accepted names and suggests the
+    nearest."""
+    if correction is None:
+        return None
+    name = correction_name(correction)
+    if name is not None:
+        return name
     names = [c for c in CORRECTIONS if c is not None]
     message = (f"The 'correction' parameter must be None, 'holm', 'bonferroni' or 'bh' (Benjamini-Hochberg), or one "
-               f"of statsmodels' multipletests methods {', '.join(repr(c) for c in names[3:])}. "
-               f"Got {correction!r} instead")
+               f"of statsmodels' multipletests methods (by these names or statsmodels' aliases, e.g. 'hs') "
+               f"{', '.join(repr(c) for c in names[3:])}. Got {correction!r} instead")
     if isinstance(correction, str):
-        def key(text):
-            return text.lower().replace("-", "").replace("_", "").replace(" ", "")
-
-        keys = {key(c): c for c in names}
-        keys.update({key(alias): c for alias, c in _STATSMODELS_ALIASES.items()})
-        given = key(correction)
+        keys = {_key(c): c for c in names}
+        keys.update({_key(alias): c for alias, c in {**STATSMODELS_ALIASES, **_SUGGESTED}.items()})
+        given = _key(correction)
         if given in keys:
             near = [keys[given]]
         else:

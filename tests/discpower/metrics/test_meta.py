@@ -127,7 +127,7 @@ def test_too_few_runs_and_mixed_inputs(synthetic):
     with pytest.raises(DiscpowerError, match="needs at least 5 runs"):
         discpower.meta_evaluate(qrels, few, METRICS)
     ev = cwla.evaluate(qrels, runs, METRICS)
-    with pytest.raises(DiscpowerError, match="either an Evaluation or qrels, runs and metrics"):
+    with pytest.raises(DiscpowerError, match="an Evaluation holds its runs and its scoring options"):
         discpower.meta_evaluate(ev, runs)
 
 

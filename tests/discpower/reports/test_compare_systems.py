@@ -246,8 +246,9 @@ def test_bh_adjustment():
     for _ in range(20):
         p = np.round(rng.random(12) ** 3, 2)  # with ties
         np.testing.assert_allclose(adjust_pvalues(p, "bh"), multipletests(p, method="fdr_bh")[1], rtol=1e-12)
+    np.testing.assert_array_equal(adjust_pvalues(p, "BH"), adjust_pvalues(p, "bh"))  # another case: the same
     with pytest.raises(DiscpowerError, match="None, 'holm', 'bonferroni' or 'bh'"):
-        adjust_pvalues([0.1], "BH")
+        adjust_pvalues([0.1], "BH-FDR")
 
 
 @pytest.mark.parametrize("test, func", [("randomisation", fisher_randomisation), ("bootstrap", paired_bootstrap)])
@@ -398,7 +399,7 @@ def test_bad_compare_systems_calls(ev, tmp_path):
         compare_systems(qrels, {"run01": runs["run01"]}, ["P@5"])
     with pytest.raises(DiscpowerError, match="give the runs and the metrics"):
         compare_systems(qrels, runs)
-    with pytest.raises(DiscpowerError, match="either an Evaluation or qrels"):
+    with pytest.raises(DiscpowerError, match="an Evaluation holds its runs and its scoring options"):
         compare_systems(ev, runs)
     with pytest.raises(DiscpowerError, match="unknown metric 'AP'"):
         compare_systems(ev, n_trials=100).significant("AP")
@@ -485,3 +486,27 @@ def test_a_correction_randomised_p_values_cannot_pass_is_refused_with_the_b_that
     ok = compare_scores(X[:, :6], baseline="S1", test="fisher-holm", n_trials=200, seed=1)
     assert ok.correction == "holm"
     assert compare_scores(X[:, :4], test="fisher-holm", n_trials=200, seed=1, plus_one=False).correction == "holm"
+
+
+# ----------------------------------------------------------------------------- an Evaluation as the input
+
+def test_metrics_select_from_an_evaluation(ev):
+    some = compare_systems(ev, metrics=["RBP_ERG"], n_trials=500, seed=3)
+    full = compare_systems(ev, n_trials=500, seed=3)
+    assert some.metrics == ("RBP_ERG",) and full.metrics == ("nDCG@10", "RBP_ERG")
+    np.testing.assert_array_equal(some.pvalue[0], full.pvalue[1])  # the same test on the same scores
+    assert ev.select(["RBP_ERG", "nDCG@10"]).labels == ("RBP_ERG", "nDCG@10")
+    np.testing.assert_array_equal(ev.select("RBP_ERG").values[0], ev.values[1])
+    with pytest.raises(DiscpowerError, match=r"'AP' is not among the evaluated metrics \['nDCG@10', 'RBP_ERG'\]; "
+                                             r"with an Evaluation, metrics= names some of its metrics by label"):
+        compare_systems(ev, metrics=["AP"])
+    with pytest.raises(DiscpowerError, match="an Evaluation holds its runs and its scoring options"):
+        compare_systems(ev, metrics=["nDCG@10"], cutoff=5)
+
+
+def test_an_evaluation_where_a_matrix_is_expected_says_what_to_pass(ev):
+    for test in (randomised_tukey_hsd, discpower.permutation_max_t, discpower.parametric_tukey_hsd):
+        with pytest.raises(DiscpowerError, match=r"X is a cwla Evaluation \(2 metrics x 7 runs x 25 topics\); a test "
+                                                 r"takes one metric's scores: pass ev.scores\('nDCG@10'\)"):
+            test(ev)
+    assert randomised_tukey_hsd(ev.scores("nDCG@10"), 200, seed=1).systems == ev.runs  # what it says works

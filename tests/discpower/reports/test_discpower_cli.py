@@ -497,3 +497,17 @@ def test_compare_qrels_takes_the_correction_apart_or_in_the_test_name(trec, caps
     assert main(["compare-qrels", "--truth", qrels, "--candidate", candidate, *runs, "--test", "fisher",
                  "--correction", "bonferroni", "--trials", "50"]) == 2
     assert "B >= 200 can" in capsys.readouterr().err  # 10 pairs: 10 / (B + 1) < .05
+
+
+def test_the_correction_takes_statsmodels_aliases_on_the_command_line(cli_files, capsys):
+    qrels_path, run_paths, _ = cli_files
+    outs = []
+    for correction in ("holm-sidak", "hs", "holm_sidak"):
+        code, out, err = _run(capsys, "compare", qrels_path, *run_paths, "-m", "P@10", "--test", "t-test",
+                              "--correction", correction)
+        assert code == 0, err
+        outs.append(out)
+    assert outs[0] == outs[1] == outs[2]
+    code, _, err = _run(capsys, "compare", qrels_path, *run_paths, "-m", "P@10", "--test", "t-test",
+                        "--correction", "bonferoni")
+    assert code == 2 and "did you mean 'bonferroni'" in err and "or none" in err

@@ -251,8 +251,8 @@ def test_adjust_pvalues_equals_statsmodels_on_generated_vectors(p, method):
     np.testing.assert_allclose(adjust_pvalues(p, method), _statsmodels(p, method), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("bad, near", [("BH", "'bh'"), ("holm_sidak", "'holm-sidak'"), ("fdr-bh", "'fdr_bh'"),
-                                       ("Holm", "'holm'"), ("fdr", "'fdr_bh' or 'fdr_by'")])
+@pytest.mark.parametrize("bad, near", [("bonferoni", "'bonferroni' or 'holm'"), ("benjamini-hochberg", "'bh'"),
+                                       ("hochberg", "'simes-hochberg'"), ("fdr", "'fdr_bh' or 'fdr_by'")])
 def test_a_near_correction_name_is_suggested(spread, bad, near):
     with pytest.raises(DiscpowerError) as info:
         compare_scores(spread, test="t-test", correction=bad)

@@ -144,10 +144,20 @@ def test_empty_family_and_none():
     assert adjust_pvalues(p, None).tolist() == p
 
 
+@pytest.mark.parametrize("spelling, name", [
+    ("BH", "bh"), ("holm_sidak", "holm-sidak"), ("fdr-bh", "fdr_bh"), ("Hommel", "hommel"), ("hs", "holm-sidak"),
+    ("fdr_2sbky", "fdr_tsbky"), ("FDR_BY", "fdr_by"), ("simes_hochberg", "simes-hochberg"), ("b", "bonferroni"),
+    ("fdr_i", "fdr_bh"), ("fdrcorr", "fdr_by"), ("sh", "simes-hochberg"),
+])
+def test_statsmodels_aliases_and_other_cases_are_the_same_correction(spelling, name):
+    p = [0.01, 0.04, 0.03, 0.2]
+    assert check_correction(spelling) == name
+    np.testing.assert_array_equal(adjust_pvalues(p, spelling), adjust_pvalues(p, name))
+
+
 @pytest.mark.parametrize("bad, suggestion", [
-    ("BH", "'bh'"), ("holm_sidak", "'holm-sidak'"), ("fdr-bh", "'fdr_bh'"), ("Hommel", "'hommel'"),
-    ("hs", "'holm-sidak'"), ("fdr_2sbky", "'fdr_tsbky'"), ("bonferoni", "'bonferroni'"), ("FDR_BY", "'fdr_by'"),
-    ("simes_hochberg", "'simes-hochberg'"),
+    ("bonferoni", "'bonferroni'"), ("benjamini-hochberg", "'bh'"), ("hochberg", "'simes-hochberg'"),
+    ("fdr", "'fdr_bh' or 'fdr_by'"), ("holmsidac", "'holm-sidak'"),
 ])
 def test_a_near_name_gets_a_suggestion(bad, suggestion):
     with pytest.raises(DiscpowerError) as info:
