@@ -425,13 +425,28 @@ def _cmd_eval(args) -> int:
              "rel": options["rel"], "judged_only": options["judged_only"]}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ev = evaluate(args.qrels, args.runs, metrics, **options)
-    sys.stdout.write(_eval_report(args, ev, given))
+        qrels, read_as = _qrels_read_as(args.qrels, parsed)
+        ev = evaluate(qrels, args.runs, metrics, **options)
+    sys.stdout.write(_eval_report(args, ev, given, read_as))
     sys.stdout.flush()
     _print_warnings(caught)
     for line in _option_notes(given, parsed, labels) + topic_notes(ev):
         print(line, file=sys.stderr)
     return 0
+
+
+def _qrels_read_as(path: str, parsed: list) -> tuple[object, str]:
+    """The qrels an evaluation reads, and how, in words: subtopic qrels (read here, once) when a metric is
+    intent-aware (:mod:`cwla.metrics.intents`), else the path as it is (ordinary qrels)."""
+    from ..data.subtopics import Subtopics
+    from ..metrics.summary import scored
+
+    intents = [getattr(scored(m), "intents", None) is not None for m in parsed]
+    if any(intents):
+        subtopics = Subtopics.of(path)
+        others = "; the other metrics read each document's largest grade" if not all(intents) else ""
+        return subtopics, f"{path} (read as {subtopics.described()}{others})"
+    return path, path
 
 
 def _cmd_trec_prefs(args) -> int:
@@ -559,7 +574,7 @@ def _number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
-def _eval_report(args, ev, given: dict) -> str:
+def _eval_report(args, ev, given: dict, read_as: str) -> str:
     """``cwla eval``'s output in ``--format`` tsv / wide / jsonl / markdown (:mod:`cwla.bridges.report`)."""
     from .report import Report, render
 
@@ -577,7 +592,7 @@ def _eval_report(args, ev, given: dict) -> str:
     n_topics = len(ev.topics)
     options = ", ".join(f"{flag} {_number(value) if isinstance(value, float) else value}".rstrip()
                         for flag, value in _given_flags(args, given)) or "none (the defaults)"
-    facts = [("qrels", args.qrels), ("runs", f"{len(ev.runs)} ({_names(ev.runs)})"),
+    facts = [("qrels", read_as), ("runs", f"{len(ev.runs)} ({_names(ev.runs)})"),
              ("topics", f"{n_topics} (the qrels topics; a topic missing from a run scores 0)")]
     facts += [(f"metric {label}", str(metric)) for label, metric in zip(ev.labels, ev.metrics)]
     facts.append(("options", options))

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
 
 import attrs
 import numpy as np
 import pandas as pd
 
-from .._display import Displayed, Shown
-from ..errors import InputError
+from .._display import Displayed, Shown, count_text
+from ..errors import CwlaWarning, InputError
 from ..typing import SubtopicsLike
 from .collection import Judgements
 from .files import read_bytes
@@ -62,6 +63,26 @@ class Subtopics(Displayed):
                                                                               ignore_index=True)
         docs["doc"] = docs.groupby("topic").cumcount()
         return docs, Judgements.of(docs.rename(columns={"doc": "grade"}).astype({"grade": np.float64}))
+
+    def described(self) -> str:
+        """How these qrels were read, in words: ``"subtopic qrels (topic subtopic docno grade): 10 topics,
+        31 subtopics, 412 judgements"``."""
+        f = self.frame
+        return (f"subtopic qrels ({SUBTOPICS_LAYOUT}): {count_text(f['topic'].nunique(), 'topic')}, "
+                f"{count_text(len(f.drop_duplicates(['topic', 'subtopic'])), 'subtopic')}, "
+                f"{count_text(len(f), 'judgement')}")
+
+    def warn_if_one_per_topic(self, labels: Sequence[str]) -> None:
+        """A :class:`~cwla.errors.CwlaWarning` when every topic has a single subtopic (ordinary qrels, whose
+        second column is trec_eval's iteration, read as subtopic qrels): the intent-aware metrics ``labels``
+        then score each topic as one intent."""
+        column = self.frame["subtopic"]
+        if labels and (self.frame.groupby("topic")["subtopic"].nunique() == 1).all():
+            same = f" ({column.iloc[0]!r} on every line: ordinary qrels, whose second column is trec_eval's " \
+                   f"iteration?)" if column.nunique() == 1 else ""
+            warnings.warn(f"{', '.join(labels)}: intent-aware metrics read subtopic qrels ({SUBTOPICS_LAYOUT}), and "
+                          f"every topic of these has one subtopic{same}; each topic is scored as a single intent",
+                          CwlaWarning, stacklevel=4)
 
     def _shown(self) -> Shown:
         """Per topic: its subtopics and judgements (the repr: their totals)."""

@@ -23,7 +23,7 @@ from .._validate import Interval, check
 from .._validate import fmt as _fmt
 from ..errors import InputError
 
-__all__ = ["collection", "write_trec"]
+__all__ = ["collection", "subtopics", "write_trec"]
 
 #: Documents per topic that no run retrieves in its first ``depth`` (the rest of the corpus).
 _EXTRA_CANDIDATES = 50
@@ -152,6 +152,59 @@ def collection(n_topics: int = 30, n_runs: int = 12, depth: int = 100, seed: int
     qrels = _qrels(rng, topics[:n_topics], docs, grades, ranked, n_runs, depth, width)
     runs = _runs(topics, docs, ranked, quality, n_runs, width)
     return qrels, runs
+
+
+def subtopics(qrels: pd.DataFrame, max_subtopics: int = 4, seed: int = 0) -> pd.DataFrame:
+    """Subtopic qrels (ndeval's ``topic subtopic docno grade``) drawn from ordinary qrels: a small sample for the
+    intent-aware metrics (``alpha_nDCG@20``, ``ERR_IA@20``, ``P_IA@10``, ...; :mod:`cwla.metrics.intents`).
+
+    Each topic gets S subtopics, S drawn from 2 .. ``max_subtopics`` and named ``"1"`` .. ``"S"``; each relevant
+    document (grade >= 1) is relevant, at its grade, to one subtopic drawn at random, or with probability 1/3 to
+    two; each non-relevant document is judged 0 for subtopic ``"1"``. Everything is drawn from
+    ``numpy.random.default_rng(seed)``: the same arguments always give the same frame.
+
+    Parameters
+    ----------
+    qrels : DataFrame
+        Columns ``topic``, ``docno``, ``grade`` (as :func:`collection` returns them).
+    max_subtopics : int, default 4
+        The most subtopics a topic has (at least 2).
+    seed : int, default 0
+        Seed of the random generator.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``subtopic``, ``docno`` (str) and ``grade`` (int64), sorted; what
+        :func:`cwla.read_subtopics` and the intent-aware metrics read.
+
+    Examples
+    --------
+    >>> import cwla
+    >>> qrels, runs = cwla.synthetic.collection(n_topics=6, n_runs=4, seed=1)
+    >>> intents = cwla.synthetic.subtopics(qrels, seed=1)
+    >>> ev = cwla.evaluate(intents, runs, ["alpha_nDCG@20", "ERR_IA@20"])
+    >>> ev.values.shape
+    (2, 4, 6)
+    """
+    if isinstance(max_subtopics, bool) or not isinstance(max_subtopics, (int, np.integer)) or max_subtopics < 2:
+        raise ValueError(f"max_subtopics must be an integer >= 2, got {max_subtopics!r}")
+    missing = {"topic", "docno", "grade"} - set(getattr(qrels, "columns", ()))
+    if missing:
+        raise ValueError(f"subtopics() takes qrels with columns topic, docno, grade (as cwla.synthetic.collection "
+                         f"returns them); missing: {', '.join(sorted(missing))}")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for topic, judged in qrels.groupby("topic", sort=True):
+        count = int(rng.integers(2, max_subtopics + 1))
+        for docno, grade in zip(judged["docno"], judged["grade"]):
+            if grade < 1:
+                rows.append((topic, "1", docno, int(grade)))
+                continue
+            for s in rng.choice(count, size=2 if rng.random() < 1 / 3 else 1, replace=False):
+                rows.append((topic, str(int(s) + 1), docno, int(grade)))
+    frame = pd.DataFrame(rows, columns=["topic", "subtopic", "docno", "grade"]).astype({"grade": np.int64})
+    return frame.sort_values(["topic", "subtopic", "docno"], ignore_index=True)
 
 
 def _check(n_topics, n_runs, depth, max_grade, seed):

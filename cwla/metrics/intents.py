@@ -1,7 +1,8 @@
 """Intent-aware (diversity) evaluation as parts of the C/W/L/A language: what a metric's ``intents`` option says.
 
 A topic has subtopics (intents) s = 1..S, judged in subtopic qrels (``topic subtopic docno grade``, ndeval's
-format: :func:`cwla.read_subtopics`); a document is relevant to s when its grade for s is >= the metric's
+format: :func:`cwla.read_subtopics`; a small sample drawn from any qrels: ``cwla.synthetic.subtopics(qrels)``;
+ordinary qrels read as subtopic qrels have one subtopic per topic, and a warning says so); a document is relevant to s when its grade for s is >= the metric's
 relevance level (ndeval binarises at 1). Only the subtopics with a relevant document count (S of them).
 Two ways turn such judgements into what a browsing model reads:
 

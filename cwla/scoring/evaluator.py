@@ -442,6 +442,7 @@ class Evaluator(Displayed):
                             "hold=True (or call cwla.evaluate)")
         subtopics = Subtopics.of(qrels)
         setup = self._setup
+        subtopics.warn_if_one_per_topic([setup.labels[i] for i in rows if _intents(setup.metrics[i]) is not None])
         parts = {}  # row -> (values, residuals) of shape (n_runs, n_topics)
         plain = [i for i in rows if _intents(setup.metrics[i]) is None]
         if plain:

@@ -219,3 +219,66 @@ def test_the_cwla_provider_of_ir_measures_and_the_command_line_read_subtopic_qre
     assert main(["eval", "--format", "trec", "-m", "nERR_IA@5", "-m", "P@5", str(sub), str(res)]) == 0
     assert capsys.readouterr().out.splitlines() == ["nERR_IA@5             \tall\t0.6455",
                                                    "P@5                   \tall\t0.8000"]
+
+
+# ---------------------------------------------------------------------------
+# the built-in sample, and qrels that are not subtopic qrels
+# ---------------------------------------------------------------------------
+
+
+def test_the_sample_subtopic_qrels_are_what_they_say():
+    qrels, runs = cwla.synthetic.collection(n_topics=8, n_runs=5, seed=2)
+    intents = cwla.synthetic.subtopics(qrels, max_subtopics=4, seed=3)
+    pd.testing.assert_frame_equal(intents, cwla.synthetic.subtopics(qrels, max_subtopics=4, seed=3))
+    assert not intents.equals(cwla.synthetic.subtopics(qrels, max_subtopics=4, seed=4))
+    flat = intents.groupby(["topic", "docno"], as_index=False)["grade"].max()
+    assert flat.merge(qrels, on=["topic", "docno"], suffixes=("", "_q")).eval("grade == grade_q").all()
+    assert len(flat) == len(qrels)  # every judgement kept, at its grade
+    per_topic = intents.groupby("topic")["subtopic"].nunique()
+    assert per_topic.max() <= 4 and (per_topic >= 2).sum() >= 6  # topics with a relevant document: 2..4 each
+    relevant = intents[intents.grade >= 1]
+    assert relevant.groupby(["topic", "docno"]).size().isin([1, 2]).all()
+    with pytest.raises(ValueError, match="max_subtopics must be an integer >= 2, got 1"):
+        cwla.synthetic.subtopics(qrels, max_subtopics=1)
+
+
+def test_the_sample_equals_ndeval():
+    pyndeval = pytest.importorskip("pyndeval")
+    qrels, runs = cwla.synthetic.collection(n_topics=6, n_runs=2, depth=30, seed=5)
+    intents = cwla.synthetic.subtopics(qrels, seed=5)
+    run = runs["run01"]
+    ours = {"alpha-nDCG@20": "alpha_nDCG@20", "ERR-IA@20": "ERR_IA@20", "P-IA@10": "P_IA@10"}
+    ref = pyndeval.RelevanceEvaluator(list(intents.itertuples(index=False, name=None)), list(ours)).evaluate(
+        [(t, d, float(s)) for t, d, s in zip(run.topic, run.docno, run.score)])
+    ev = cwla.evaluate(intents, {"run01": run}, ours, order="file")
+    for i, key in enumerate(ev.labels):
+        for t, topic in enumerate(ev.topics):
+            if topic in ref:
+                assert ev.values[i, 0, t] == pytest.approx(ref[topic][key], rel=1e-9, abs=1e-12), (key, topic)
+
+
+def test_an_intent_aware_metric_on_ordinary_qrels_says_so(tmp_path):
+    qrels, runs = cwla.synthetic.collection(n_topics=5, n_runs=2, seed=1)
+    qrels_path, run_paths = cwla.synthetic.write_trec(qrels, runs, tmp_path)
+    with pytest.warns(cwla.CwlaWarning, match=r"alpha_nDCG@20: intent-aware metrics read subtopic qrels \(topic "
+                                              r"subtopic docno grade\), and every topic of these has one subtopic "
+                                              r"\('0' on every line: ordinary qrels"):
+        cwla.evaluate(qrels_path, run_paths, ["alpha_nDCG@20", "nDCG@10"])
+    intents = cwla.synthetic.subtopics(qrels, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cwla.CwlaWarning)  # real subtopics: nothing to say
+        cwla.evaluate(intents, {"run01": runs["run01"]}, ["alpha_nDCG@20"])
+
+
+def test_the_eval_report_says_how_the_qrels_were_read(tmp_path, capsys):
+    from cwla.bridges.cli import main
+
+    qrels, runs = cwla.synthetic.collection(n_topics=6, n_runs=2, seed=1)
+    _, run_paths = cwla.synthetic.write_trec(qrels, runs, tmp_path)
+    path = tmp_path / "subtopics.txt"
+    cwla.synthetic.subtopics(qrels, seed=1).to_csv(path, sep=" ", header=False, index=False)
+    assert main(["eval", str(path), str(run_paths[0]), "-m", "alpha_nDCG@20", "-m", "P@10"]) == 0
+    out = capsys.readouterr().out
+    described = cwla.read_subtopics(str(path)).described()
+    assert described.startswith("subtopic qrels (topic subtopic docno grade): 6 topics, ")
+    assert f"# qrels: {path} (read as {described}; the other metrics read each document's largest grade)\n" in out
