@@ -103,11 +103,11 @@ class CwlaMeasure(_irm.Measure):
 
     Notes
     -----
-    The measure is a value: it prints (``repr`` and ``str``) as ``cwla(metric='TEXT')``, which
-    ``ir_measures.parse_measure`` reads back; two measures are equal (and hash alike) when their
-    texts are, as ir_measures compares measures by their printed form. Its name never collides
-    with ir_measures' own measures: ``cwla(metric='nDCG@10')`` and ``ir_measures.nDCG@10`` are two
-    measures, side by side in one ``calc_aggregate``.
+    The measure is a value: its ``repr`` is ``cwla(metric='TEXT')``, which ``ir_measures.parse_measure``
+    reads back, and its ``str`` the text alone (``INST_PE``: the column name PyTerrier's tables show); two
+    measures are equal (and hash alike) when their texts are. Its ``repr`` never collides with ir_measures'
+    own measures: ``cwla(metric='nDCG@10')`` and ``ir_measures.nDCG@10`` are two measures, side by side in
+    one ``calc_aggregate`` (whose keys are the measures); their ``str`` is the same, ``nDCG@10``.
 
     A run's value (:meth:`aggregator`) is the mean over topics, or the sum for cwla's counts
     (``NumRel``, ``NumRet``, ``NumRelRet``, ``NumQ``); a qrels topic missing from the run gets
@@ -167,7 +167,8 @@ class CwlaMeasure(_irm.Measure):
         return f"{NAME}(metric={self.text!r})"
 
     def __str__(self) -> str:
-        return repr(self)
+        """The metric text alone (``INST_PE``): what a results table (PyTerrier's columns) names it by."""
+        return self.text
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _irm.Measure) and repr(self) == repr(other)

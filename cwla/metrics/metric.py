@@ -73,7 +73,7 @@ def _depth_val(instance: object, attribute: attrs.Attribute, value: int | str | 
         raise ValueError(f"'depth' of a metric must be at most {MAX_DEPTH:,} or 'all': {value}")
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class Metric:
     """A C/W/L/A metric.
 
@@ -183,6 +183,10 @@ class Metric:
 
     def __str__(self) -> str:
         return format_metric(self)
+
+    def __repr__(self) -> str:
+        """``<Metric INST(T=2.5)+PE(beta=0.5)>``: the canonical text, which :func:`cwla.parse_metric` reads back."""
+        return f"<Metric {format_metric(self)}>"
 
 
 def at_level(gain: GainMap, rel: float | None = None) -> GainMap:

@@ -66,7 +66,8 @@ def rankings(draw, *, max_depth: int = 20, max_grade: int = 3, max_pool: int = 3
 def collections(draw, *, max_topics: int = 4, max_runs: int = 3, max_depth: int = 20, max_grade: int = 3):
     """``(qrels, runs)``: a qrels DataFrame (topic, docno, grade) and a dict of run DataFrames
     (topic, docno, score), with ties, unjudged documents, missing topics and topics
-    without relevant documents."""
+    without relevant documents; but some document is relevant (grade >= 1) in every collection, so that
+    a property over it never meets cwla's warning that every score is 0 for want of relevance."""
     for name, value in (("max_topics", max_topics), ("max_runs", max_runs), ("max_grade", max_grade)):
         _check_positive(name, value)
     _check_positive("max_depth", max_depth, 0)
@@ -77,6 +78,8 @@ def collections(draw, *, max_topics: int = 4, max_runs: int = 3, max_depth: int 
         docs = [f"d{t}_{j}" for j in range(len(grades))]
         q_rows += [(f"q{t}", d, float(g)) for d, g in zip(docs, grades)]
         pools.append(docs + [f"u{t}_{j}" for j in range(max(1, len(grades) // 2))])  # u*: unjudged
+    if all(g == 0.0 for *_, g in q_rows):
+        q_rows[0] = (*q_rows[0][:2], float(draw(st.integers(1, max_grade))))
     qrels = pd.DataFrame(q_rows, columns=["topic", "docno", "grade"])
     runs = {}
     for r in range(draw(st.integers(1, max_runs))):

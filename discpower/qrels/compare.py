@@ -201,7 +201,11 @@ class QrelsComparison(Displayed):
         facts += [f"{k}={float(m[k]):.3f}" for k in ("MCC", "tau") if k in m]
         pairs = int(m["pairs"]) if "pairs" in m else len(self.pairs)
         facts.append(f"alpha={self.alpha:g}")
-        return Shown("QrelsComparison", f"{count_text(len(self.truth_means), 'system')}, {count_text(pairs, 'pair')}",
+        what = f"{self.metric}, " if self.metric is not None else ""
+        test = self.truth_test.method if self.truth_test.method == self.candidate_test.method else \
+            f"{self.truth_test.method} / {self.candidate_test.method}"
+        return Shown("QrelsComparison", f"{what}{test}; {count_text(len(self.truth_means), 'system')}, "
+                     f"{count_text(pairs, 'pair')}",
                      table.rename_axis(columns="statistic"), tuple(facts), preview=0)
 
     def to_frame(self) -> pd.DataFrame:

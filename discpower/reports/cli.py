@@ -519,8 +519,8 @@ def _cmd_compare_systems(args) -> int:
                                  plus_one=args.plus_one, **options)
     if args.format in FORMATS and args.format != "markdown":
         facts = [("qrels", args.qrels), ("runs", result.n_systems), ("topics", result.n_topics),
-                 ("metrics", ", ".join(result.metrics)), ("table", result.description()), ("alpha", args.alpha),
-                 ("seed", args.seed)]
+                 ("metrics", ", ".join(result.metrics)), ("table", result.description(tidy=True)),
+                 ("alpha", args.alpha)] + ([("seed", args.seed)] if resamples(result.test) else [])
         report = Report("discpower compare: the systems' means, confidence intervals and significance", facts=facts,
                         tables=[("systems", result.to_frame())])
         text = render(report, args.format)

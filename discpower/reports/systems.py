@@ -597,13 +597,15 @@ class SystemComparison(Displayed):
 
     # --------------------------------------------------------------- text
 
-    def description(self, ci: bool = False) -> str:
+    def description(self, ci: bool = False, *, tidy: bool = False) -> str:
         """What the table shows, in plain text (the caption of :meth:`to_markdown`); ``ci``: the table
-        prints each mean's confidence interval (as ``mean ± half-width``), and the text says so."""
+        prints each mean's confidence interval (as ``mean ± half-width``), and the text says so; ``tidy``:
+        what the columns of :meth:`to_frame` hold instead (no bold, no superscripts)."""
         check(ci, "ci", FLAG, error=DiscpowerError)
-        return self._describe(latex=False, ci=bool(ci))
+        check(tidy, "tidy", FLAG, error=DiscpowerError)
+        return self._describe(latex=False, ci=bool(ci), tidy=bool(tidy))
 
-    def _describe(self, latex: bool, ci: bool = False) -> str:
+    def _describe(self, latex: bool, ci: bool = False, tidy: bool = False) -> str:
         m, n = self.n_systems, self.n_topics
         text = escape if latex else str
         alpha = inline_math(f"\\alpha = {self.alpha:g}") if latex else f"alpha = {self.alpha:g}"
@@ -622,14 +624,24 @@ class SystemComparison(Displayed):
                     else "comparisons with the baseline" if self.baseline is not None else "pairs")
             family = f"{_CORRECTION_NAMES[self.correction]} correction over the {size} {what} of each metric"
         level = f"{100 * (1 - self.alpha):g}" + ("\\%" if latex else "%")
-        if ci:
+        if tidy:
+            intro = (f"mean: over {n} topics, its {level} t-based confidence interval in ci_low, ci_high; best: "
+                     f"the highest mean of the metric.")
+        elif ci:
             pm = inline_math("\\pm") if latex else "±"
             intro = f"Mean over {n} topics {pm} the half-width of its {level} t-based confidence interval; the " \
                     f"highest mean of each metric in bold."
         else:
             intro = f"Mean over {n} topics; the highest mean of each metric in bold."
         how = f"{test}, {alpha}; {family}" if callable(self.test) else f"two-sided {test}, {alpha}; {family}"
-        if self.baseline is None:
+        if tidy and self.baseline is None:
+            marks = (f"significance: the markers of the systems it significantly beats; wins, losses: how many it "
+                     f"significantly beats, and is beaten by ({how}).")
+        elif tidy:
+            marks = (f"significance: + / - significantly better / worse than the baseline; diff, effect: the "
+                     f"difference of means and the paired effect size d_z against it; pvalue_raw, pvalue: before "
+                     f"and after the correction ({how}).")
+        elif self.baseline is None:
             marks = f"Superscripts: the markers of the systems each one significantly beats ({how})."
         elif several:
             named = ", ".join(f"{self.markers[b]} = {text(self.systems[b])}" for b in self._bs())

@@ -105,8 +105,9 @@ def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05
                     title: str | None = None) -> Axes:
     """Chen & Sakai's Figure 4: one ASL curve per metric (p-value against system pair rank sorted by p).
 
-    ``ylim=(0, 0.1)`` zooms on the region where pairs become significant (None: the full [0, 1]);
-    a dotted grey line marks ``alpha``. Each curve takes the next colour of Okabe & Ito's colour-blind-safe
+    ``ylim=(0, 0.1)`` zooms on the region where pairs become significant (None: the full [0, 1]), and the
+    x-axis then ends a little past the last pair any curve shows below the top of that range (the pairs
+    further right are out of view anyway); a dotted grey line marks ``alpha``. Each curve takes the next colour of Okabe & Ito's colour-blind-safe
     palette, line style and marker (any two of the first 28 curves differ in colour and style, so they stay
     apart in greyscale). The title names the test, B and alpha (and the systems,
     pairs and topics), or is ``title``; the legend names the metrics, and alpha. A metric whose test differs
@@ -118,8 +119,10 @@ def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05
         _, ax = plt.subplots(figsize=(7, 4.5))
     named = _named_tests(tests)
     kinds = {(test.method, test.n_resamples) for _, test in named}
+    shown = 1  # the most pairs any curve has within ylim
     for k, (label, test) in enumerate(named):
         curve = test.asl_curve()
+        shown = max(shown, int(np.sum(curve <= (ylim[1] if ylim is not None else 1.0))))
         if len(kinds) > 1:
             label = f"{label} ({describe_test(test.method, test.n_resamples)})"
         # markers evenly spaced along the drawn curve (a tenth of the axes' diagonal apart), staggered
@@ -139,6 +142,8 @@ def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05
     ax.set_title(title, fontsize=9)
     if ylim is not None:
         ax.set_ylim(*ylim)
+        most = max(len(test.pair_pvalues()) for _, test in named)
+        ax.set_xlim(0, min(most, int(np.ceil(shown * 1.15)) + 1) + 0.5)
     if legend:
         ax.legend(fontsize="x-small", ncol=3 if len(named) > 12 else 1, frameon=False)
     return ax

@@ -130,6 +130,9 @@ def test_asl_curves_name_test_b_alpha_and_every_metric(report):
     assert not red_green_pair(colours_of(ax))
     assert legend_texts(ax) == [*METRICS, "α = 0.05"]
     assert "p-value" in ax.get_ylabel() and "28 pairs" in ax.get_xlabel()
+    within = max(int((curve.get_ydata() <= 0.1).sum()) for curve in curves)  # pairs shown below the top
+    assert ax.get_xlim()[1] == min(28, int(np.ceil(within * 1.15)) + 1) + 0.5  # the axis ends past the last
+    assert discpower.plot_asl_curves(report.tests, ylim=None).get_xlim()[1] > 28  # the full range: every pair
 
 
 def test_asl_curves_of_different_tests_name_each_test(data):

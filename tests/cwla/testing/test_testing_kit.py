@@ -1,6 +1,8 @@
 """cwla.testing: the strategies generate what they promise and the invariant checks hold on
 generated metrics, and fail when an invariant is broken."""
 
+import warnings
+
 import attrs
 import pandas as pd
 import pytest
@@ -108,3 +110,13 @@ def test_strategies_reject_bad_arguments():
 
     with pytest.raises(InvalidArgument, match="max_topics must be an integer >= 1"):
         draw()
+
+
+@settings(max_examples=40)
+@given(collections())
+def test_a_users_own_property_over_the_collections_meets_no_warning(data):
+    qrels, runs = data
+    assert (qrels["grade"] >= 1).any()  # some document is relevant in every collection
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cwla.CwlaWarning)  # what a user's property sees: nothing to say
+        cwla.evaluate(qrels, runs, ["INST_PE", "nDCG@10", "RBP_ERG"])
