@@ -23,7 +23,10 @@ def run(argv, *, terminal: bool = True, env=None, timeout: float = 600, interrup
         done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
         return done.returncode, done.stdout, done.stderr, None
     master, slave = pty.openpty()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=slave, env=env)
+    # as a shell starts a command: SIGINT at its default (a test runner's worker may ignore it, and an ignored
+    # signal stays ignored across exec, so Python would not turn it into KeyboardInterrupt)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=slave, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(slave)
     chunks = []
     start = time.monotonic()
