@@ -163,8 +163,8 @@ atexit.register(clear)
 
 class Bar:
     """``Bar(total, label)(done)``: a progress bar over ``total`` units of work, redrawn at most every
-    0.2 s, first drawn after ``delay`` seconds, ended (with the elapsed time) when ``done`` reaches
-    ``total``. ``bar(done, total)`` may change the total; ``note`` says what is
+    0.2 s with the elapsed time, first drawn after ``delay`` seconds, taken away when ``done`` reaches
+    ``total`` (or :meth:`close`). ``bar(done, total)`` may change the total; ``note`` says what is
     being done now (e.g. the file being read)."""
 
     def __init__(self, total: int, label: str, *, unit: str = "", stream=None, enabled: bool | None = None,
@@ -186,7 +186,9 @@ class Bar:
             return
         now = time.perf_counter()
         finished = done >= self.total
-        if now - self.start < self.delay and not (finished and self.drawn):
+        if finished and not self.drawn:  # never on screen: nothing to take away (nor a line to wipe)
+            return
+        if now - self.start < self.delay:
             return
         if now - self.last < 0.2 and not finished:
             return
@@ -198,6 +200,13 @@ class Bar:
                 f"{now - self.start:5.1f} s" + (f"  {note}" if note else ""))
         self.drawn = True
         _write(self, text, finished)
+
+
+    def close(self) -> None:
+        """Take the bar's line away before its work is done (the work stopped: an error, Ctrl-C)."""
+        if self.on and self.drawn:
+            _write(self, "", True)
+            self.drawn = False
 
 
 def _default_delay() -> float:

@@ -454,7 +454,8 @@ def _cmd_trec_prefs(args) -> int:
     measures (:mod:`cwla.bridges.trec_prefs`)."""
     from .trec_prefs import trec_prefs_lines
 
-    refused = [flag for flag, given in (("-Z", args.zscores), ("-N", args.docs), ("--gain", args.gain),
+    refused = [flag for flag, given in (("-n", args.nosummary), ("-Z", args.zscores), ("-N", args.docs),
+                                         ("--gain", args.gain),
                                          ("--cutoff", args.cutoff), ("--depth", args.depth), ("--stop", args.stop))
                if given]
     if refused:

@@ -160,7 +160,7 @@ def subtopics(qrels: pd.DataFrame, max_subtopics: int = 4, seed: int = 0) -> pd.
 
     Each topic gets S subtopics, S drawn from 2 .. ``max_subtopics`` and named ``"1"`` .. ``"S"``; each relevant
     document (grade >= 1) is relevant, at its grade, to one subtopic drawn at random, or with probability 1/3 to
-    two; each non-relevant document is judged 0 for subtopic ``"1"``. Everything is drawn from
+    two; each other document is judged for subtopic ``"1"`` at its grade (0, or a negative one). Everything is drawn from
     ``numpy.random.default_rng(seed)``: the same arguments always give the same frame.
 
     Parameters

@@ -1203,7 +1203,7 @@ def _parse_metric(text, inside: str = ""):
         return _geomean(parser, wrapped)
     if text.strip() in TREC_NICKNAMES:
         parser.fail(f"{text.strip()!r} is trec_eval's name for a set of measures, not one metric", 0,
-                    accepted=f"on the command line, -m {text.strip()} (any --format) evaluates them all; in "
+                    accepted=f"cwla eval -m {text.strip()} (any --format) evaluates them all; in "
                              f"Python, their names are cwla.bridges.trec_eval.trec_measures([{text.strip()!r}])[0]")
     unsupported = re.match(r"(" + "|".join(map(re.escape, TREC_UNSUPPORTED)) + r")(?:[._][-+0-9.,=]*)?\Z",
                            text.strip())

@@ -111,7 +111,7 @@ class Evaluation(Displayed):
         >>> cwla.evaluate(qrels, runs, ["nDCG@10", "P@5", "RR"]).select(["RR", "nDCG@10"]).labels
         ('RR', 'nDCG@10')
         """
-        if isinstance(metrics, (str, int, *MEASURE_TYPES)):
+        if isinstance(metrics, (str, int, np.integer, *MEASURE_TYPES)):
             metrics = [metrics]
         keep = [self._index(m) for m in metrics]
         if len(set(keep)) != len(keep):

@@ -24,6 +24,7 @@ from cwla.errors import CwlaError
 from .._params import count
 from ..errors import DiscpowerError
 from ..stats.rng import child_seeds
+from ..stats.trials import counts_its_own
 from .compare import QrelsComparer
 from .executors import Recipe, comparer_for, loaded, numba_threads
 
@@ -138,6 +139,7 @@ def _compared(comparer: QrelsComparer, where: str, fn, qrels) -> list[tuple[dict
     return out
 
 
+@counts_its_own  # in a worker too (a thread or process of an executor, where the sweep's settings do not reach)
 def run_chunk(recipe: Recipe, items: list, comparer: QrelsComparer | None = None) -> tuple[list[dict], list[str]]:
     """Compare every candidate of a chunk under every metric, on the recipe's numba threads: the rows of
     the tidy frame (one row with measure None for a cell that did not compare, see :func:`tidy`) and

@@ -51,6 +51,7 @@ from ..stats.rng import seed_value, stream
 from ..typing import MetricLike, Progress, QrelsLike, Seed
 from .compare import QrelsComparer, compare_tests, ratio, significance_test
 from .stability import scored_candidates
+from ..stats.trials import counts_its_own
 
 __all__ = ["KnownTruthCollection", "KnownTruthErrors", "known_truth_collection", "known_truth_errors", "CELL_BYTES",
            "ROW_BYTES"]
@@ -218,6 +219,7 @@ class KnownTruthErrors(Displayed):
 
 
 @scoped
+@counts_its_own
 def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str, QrelsLike | Callable],
                        metric: MetricLike | None = None, *, sample_topics: int = 50, experiments: int = 100,
                        test: str = "tukey", n_trials: int = 1000, alpha: float = 0.05, seed: Seed = 0,

@@ -38,6 +38,7 @@ from ..stats.rng import child_seeds, seed_value, stream
 from ..stats.similarity import kendall_tau_b
 from ..typing import MetricLike, Progress, QrelsLike, RunsLike, Seed
 from .compare import QrelsComparer, compare_tests, significance_test
+from ..stats.trials import counts_its_own
 
 __all__ = ["Stability", "truth_stability", "RunStability", "run_stability"]
 
@@ -136,6 +137,7 @@ class Stability(Displayed):
 
 
 @scoped
+@counts_its_own
 def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: RunsLike,
                     metric: MetricLike | None = None, *, n_boot: int = 200, test: str = "tukey", n_trials: int = 2000,
                     alpha: float = 0.05, seed: Seed = 0, ranking_measure: str = "MCC", topics: str = "common",
@@ -282,6 +284,7 @@ def _pair_measures(truth_test, cand_test, alpha, direction_aware) -> tuple[dict,
 
 
 @scoped
+@counts_its_own
 def run_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: RunsLike,
                   metric: MetricLike | None = None, *, n_boot: int = 200, test: str = "tukey", n_trials: int = 2000,
                   alpha: float = 0.05, seed: Seed = 0, topics: str = "common", progress: Progress = None,

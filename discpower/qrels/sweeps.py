@@ -38,6 +38,7 @@ from ..stats.rng import seed_value
 from .executors import (Recipe, Shipment, build, check_executor, check_store, check_worker_threads, forget, is_path,
                         shipped)
 from .grid import cells, run_chunk, tidy
+from ..stats.trials import counts_its_own
 
 __all__ = ["Sweep", "sweep"]
 
@@ -213,6 +214,7 @@ PARAMETERS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
 @scoped
+@counts_its_own
 def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
           parameters: Iterable = PARAMETERS, repetitions: int = 10,
           candidates: Mapping | None = None, executor: Executor | None = None, chunk_size: int = 10,

@@ -367,6 +367,10 @@ def _cmd_sweep(args) -> int:
     metrics = _given_once(args.metrics or ["nDCG@10"], "-m")
     generators = _given_once(args.generators or ["sampling"], "--generator")
     candidates = {path: path for path in _given_once(args.candidate or [], "--candidate")}
+    integral = [g for g in generators if g in ("pooling", "popularity")]
+    if args.parameters is None and integral:
+        raise ValueError(f"--generator {integral[0]} takes pool depths or top-k (integers): give --parameters "
+                         f"(e.g. 10,20,50); the default {','.join(f'{p:g}' for p in PARAMETERS)} is sampling rates")
     parameters = args.parameters if args.parameters is not None else PARAMETERS
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -54,6 +54,7 @@ from .nulls import null_model
 from .registry import TESTS, check_reachable, check_test, lookup, resamples, run_test
 from .ptukey import studentized_range_isf
 from .significance import studentized_ranges
+from .trials import counts_its_own
 
 __all__ = ["Calibration", "calibrate", "CALIBRATION_TESTS"]
 
@@ -166,6 +167,7 @@ def _se(rate: float, n: int) -> float:
 
 
 @scoped
+@counts_its_own
 def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 0.05, n_sim: int = 500,
               n_trials: int = 1000, seed: Seed = 0, deltas: Sequence[float] = (0.01, 0.02, 0.05, 0.1),
               system: int | str = 0, null: str = "copula", systems: Sequence[str] | None = None,

@@ -60,6 +60,7 @@ from .nulls import at_grand_mean
 from .registry import check_test, resamples, run_test
 from .rng import child_seeds, seed_value, stream
 from .significance import residual_squares
+from .trials import counts_its_own
 
 __all__ = ["topic_set_size", "design_power", "ci_expected_width", "residual_variance", "simulated_power", "typical_pair", "DESIGNS",
            "MAX_TOPICS", "VARIANCE_KINDS"]
@@ -285,6 +286,7 @@ def typical_pair(X: np.ndarray) -> tuple[int, int]:
 
 
 @scoped
+@counts_its_own
 def simulated_power(X: Matrix, sizes: Sequence[int], *, min_diff: float, test: str = "tukey", alpha: float = 0.05,
                     n_sim: int = 200, n_trials: int = 1000, seed: Seed = 0, pair: tuple[int, int] | None = None,
                     systems: Sequence[str] | None = None, progress: Progress = None) -> pd.DataFrame:

@@ -67,12 +67,12 @@ CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini
                     "fdr_bh": "Benjamini-Hochberg", "fdr_by": "Benjamini-Yekutieli",
                     "fdr_tsbh": "two-stage Benjamini-Hochberg", "fdr_tsbky": "two-stage Benjamini-Krieger-Yekutieli"}
 #: statsmodels' own other names of the same methods (``multipletests(method=...)``): accepted as they are
-STATSMODELS_ALIASES = {"b": "bonferroni", "s": "sidak", "h": "holm", "hs": "holm-sidak", "sh": "simes-hochberg",
+STATSMODELS_ALIASES = {"b": "bonferroni", "bonf": "bonferroni", "s": "sidak", "h": "holm", "hs": "holm-sidak", "sh": "simes-hochberg",
                        "ho": "hommel", "fdr_i": "fdr_bh", "fdr_p": "fdr_bh", "fdri": "fdr_bh", "fdrp": "fdr_bh",
                        "fdr_n": "fdr_by", "fdr_c": "fdr_by", "fdrn": "fdr_by", "fdrcorr": "fdr_by",
                        "fdr_2sbh": "fdr_tsbh", "fdr_2sbky": "fdr_tsbky", "fdr_twostage": "fdr_tsbky"}
 #: other names people give the methods: not accepted, but suggested
-_SUGGESTED = {"bonf": "bonferroni", "benjamini-hochberg": "bh", "benjamini-yekutieli": "fdr_by",
+_SUGGESTED = {"benjamini-hochberg": "bh", "benjamini-yekutieli": "fdr_by",
               "hochberg": "simes-hochberg", "bonferroni-holm": "holm"}
 
 
@@ -101,8 +101,8 @@ def correction_name(text: object) -> str | None:
         return None
     if text in CORRECTIONS:
         return text
-    if text in STATSMODELS_ALIASES:
-        return STATSMODELS_ALIASES[text]
+    if text.lower() in STATSMODELS_ALIASES:  # statsmodels lowercases the method's name
+        return STATSMODELS_ALIASES[text.lower()]
     spelled = {_key(c): c for c in CORRECTIONS if c}
     return spelled.get(_key(text))
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import time
 from collections.abc import Callable, Iterator
 
@@ -26,7 +27,7 @@ import numpy as np
 
 from .._progress import reporter
 
-__all__ = ["in_slices", "counted_by", "in_parts", "SLICE_SECONDS"]
+__all__ = ["in_slices", "counted_by", "counts_its_own", "in_parts", "SLICE_SECONDS"]
 
 #: the seconds a slice of trials aims at: Ctrl-C is acted on, and progress redrawn, within about this
 SLICE_SECONDS = 0.1
@@ -39,11 +40,11 @@ _COUNTER: contextvars.ContextVar = contextvars.ContextVar("discpower_trials", de
 
 
 @contextlib.contextmanager
-def counted_by(tick: Callable | None, start: int = 0, end: int | None = None, total: int | None = None
+def counted_by(tick: Callable | None, start: float = 0, end: float | None = None, total: int | None = None
                ) -> Iterator[None]:
     """While the block runs, its resampling's progress moves ``tick(done, total)`` from ``start`` to ``end``
-    (an analysis that runs many tests draws one progress line over all of them), instead of drawing a line
-    of its own; ``tick`` None: not reported at all."""
+    (None: ``start`` plus the resampling's own trials), instead of drawing a line of its own (an analysis that
+    runs many tests draws one progress line over all of them); ``tick`` None: not reported at all."""
     token = _COUNTER.set((tick, start, end, total))
     try:
         yield
@@ -51,34 +52,72 @@ def counted_by(tick: Callable | None, start: int = 0, end: int | None = None, to
         _COUNTER.reset(token)
 
 
+def counts_its_own(func: Callable) -> Callable:
+    """An analysis that draws its own progress line (over its simulations, samples or chunks): the trials of
+    the tests it runs are not drawn as well (:func:`counted_by` None while it runs)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with counted_by(None):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+@contextlib.contextmanager
+def _own_line(bar) -> Iterator[None]:
+    """A progress line of a resampling's own: taken away if the block ends early (an error, Ctrl-C), so that
+    no later report brings it back."""
+    try:
+        yield
+    except BaseException:
+        getattr(bar, "close", lambda: None)()
+        raise
+
+
+def _counter(units: int, label: str, unit: str) -> tuple[tuple, object]:
+    """(the enclosing count as ``(tick, start, end, total)``, the own progress line or None): the one set by
+    :func:`counted_by`, or a new line of ``units`` (when no analysis counts this work)."""
+    counter = _COUNTER.get()
+    if counter is not None:
+        tick, start, end, total = counter
+        return (tick, start, start + units if end is None else end, total), None
+    bar = reporter(None, units, label, unit=unit)
+    return (bar, 0, units, units), bar
+
+
 @contextlib.contextmanager
 def in_parts(n_parts: int, label: str, trials: int | None = None
              ) -> Iterator[Callable[[int], contextlib.AbstractContextManager]]:
     """Several resamplings counted as one: yields ``part(k)``, a context in which a resampling counts as part
     k of ``n_parts`` of the enclosing count, or of a progress line of its own (of ``n_parts * trials``
-    trials, each part's resampling having ``trials``; or of ``n_parts`` parts)."""
-    counter = _COUNTER.get()
-    if counter is None:
-        total = n_parts * (trials or 1)
-        counter = (reporter(None, total, label, unit="trials" if trials else ""), 0, total, total)
-    tick, start, end, total = counter
-    width = (end - start) / n_parts
-    yield lambda k: counted_by(tick, start + k * width, start + (k + 1) * width, total)
-    if tick is not None:
-        tick(int(round(end)), total)
+    trials, each part's resampling having ``trials``; or of ``n_parts`` parts); each part moves the line
+    to its end when it ends (a part that does not resample, too)."""
+    units = n_parts * (trials or 1)
+    (tick, start, end, total), bar = _counter(units, label, "trials" if trials else "")
+    width = (end - start) / max(n_parts, 1)
+
+    @contextlib.contextmanager
+    def part(k: int) -> Iterator[None]:
+        with counted_by(tick, start + k * width, start + (k + 1) * width, total):
+            yield
+        if tick is not None:
+            tick(int(round(start + (k + 1) * width)), total)
+
+    with _own_line(bar):
+        yield part
+        if tick is not None:
+            tick(int(round(end)), total)
 
 
-def _ticker(n_trials: int, label: str) -> Callable[[int], None]:
-    """``tick(done)``: the progress of trial ``done`` of ``n_trials``, where :data:`_COUNTER` says."""
-    counter = _COUNTER.get()
-    if counter is None:
-        bar = reporter(None, n_trials, label, unit="trials")
-        return lambda done: bar(done, n_trials)
-    tick, start, end, total = counter
+def _ticker(n_trials: int, label: str) -> tuple[Callable[[int], None], object]:
+    """(``tick(done)``: the progress of trial ``done`` of ``n_trials`` where :data:`_COUNTER` says, the own
+    progress line or None)."""
+    (tick, start, end, total), bar = _counter(n_trials, label, "trials")
     if tick is None:
-        return lambda done: None
-    width = (n_trials if end is None else end) - start
-    return lambda done: tick(int(round(start + width * done / n_trials)), total)
+        return (lambda done: None), bar
+    width = (end - start) / max(n_trials, 1)
+    return (lambda done: tick(int(round(start + width * done)), total)), bar
 
 
 def in_slices(kernel: Callable, args: tuple, seed: int, n_trials: int, label: str, *,
@@ -88,17 +127,18 @@ def in_slices(kernel: Callable, args: tuple, seed: int, n_trials: int, label: st
     :data:`SLICE_SECONDS` each (Ctrl-C and progress between slices); ``label`` names the resampling
     in its progress line."""
     out = np.empty((n_trials, *shape))
-    tick = _ticker(n_trials, label)
+    tick, bar = _ticker(n_trials, label)
     seed = np.uint64(seed)
     b0, size = 0, _FIRST
-    tick(0)
-    while b0 < n_trials:
-        b1 = min(n_trials, b0 + size)
-        start = time.perf_counter()
-        kernel(*args, seed, b0, out[b0:b1])
-        elapsed = time.perf_counter() - start
-        tick(b1)
-        scale = SLICE_SECONDS / elapsed if elapsed > 0 else _GROWTH
-        size = max(1, int(size * min(scale, _GROWTH)))
-        b0 = b1
+    with _own_line(bar):
+        tick(0)
+        while b0 < n_trials:
+            b1 = min(n_trials, b0 + size)
+            start = time.perf_counter()
+            kernel(*args, seed, b0, out[b0:b1])
+            elapsed = time.perf_counter() - start
+            tick(b1)
+            scale = SLICE_SECONDS / elapsed if elapsed > 0 else _GROWTH
+            size = max(1, int(size * min(scale, _GROWTH)))
+            b0 = b1
     return out

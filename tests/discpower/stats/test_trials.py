@@ -62,7 +62,7 @@ def test_an_interrupt_between_slices_stops_the_resampling():
         out[:] = 0.0
 
     with pytest.raises(KeyboardInterrupt):
-        in_slices(kernel, (), 0, 10**9, "long")
+        in_slices(kernel, (), 0, 10**6, "long")
     assert done == [0, 128]
 
 
@@ -84,3 +84,40 @@ def test_an_analysis_counts_the_trials_of_its_tests_on_its_own_line():
     with counted_by(None):
         in_slices(null_ranges_into, (X,), 3, 50, "tukey")
     assert seen == []
+
+
+def test_a_resampling_stopped_early_takes_its_progress_line_away():
+    import io
+
+    import cwla.progress as progress
+
+    out = io.StringIO()
+    bars = []
+
+    def reporter(progress_, total, label, unit=""):
+        bars.append(progress.Bar(total, label, unit=unit, stream=out, enabled=True, delay=0))
+        return bars[-1]
+
+    def kernel(seed, b0, out_):
+        if b0 >= 128:
+            raise KeyboardInterrupt
+        out_[:] = 0.0
+
+    original = trials.reporter
+    trials.reporter = reporter
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            in_slices(kernel, (), 0, 10_000, "long")
+    finally:
+        trials.reporter = original
+    assert bars and "long [" in out.getvalue() and out.getvalue().endswith("\r\x1b[K")  # drawn, then taken away
+    assert not any(owner is bars[0] for owner, _ in progress._OPEN)  # nothing left to come back later
+
+
+def test_a_part_that_does_not_resample_still_moves_the_line():
+    seen = []
+    with counted_by(lambda done, total: seen.append(done), 0, 30, 30), in_parts(3, "pairs") as part:
+        for k in range(3):
+            with part(k):
+                pass  # a test of the pair that draws no trials
+    assert seen[:3] == [10, 20, 30]
