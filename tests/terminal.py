@@ -14,10 +14,12 @@ import pytest
 pty = pytest.importorskip("pty")  # POSIX only
 
 
-def run(argv, *, terminal: bool = True, env=None, timeout: float = 600, interrupt_after: float | None = None
-        ) -> tuple[int, str, str, float | None]:
+def run(argv, *, terminal: bool = True, env=None, timeout: float = 600, interrupt_after: float | None = None,
+        interrupt_on: str | None = None) -> tuple[int, str, str, float | None]:
     """(exit code, stdout, stderr, seconds from SIGINT to exit) of ``argv``, with stderr a pseudo-terminal
-    (``terminal``) or a pipe; ``interrupt_after``: send SIGINT (Ctrl-C) that many seconds after the start."""
+    (``terminal``) or a pipe; ``interrupt_after``: send SIGINT (Ctrl-C) that many seconds after the start;
+    ``interrupt_on``: send it as soon as stderr so far matches this regular expression (what a person sees
+    before pressing Ctrl-C, whatever the machine's load made of the time before)."""
     env = {**os.environ, "CWLA_PROGRESS_DELAY": "0", **(env or {})}
     if not terminal:
         done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
@@ -49,7 +51,9 @@ def run(argv, *, terminal: bool = True, env=None, timeout: float = 600, interrup
         if not data:
             break
         chunks.append(data)
-        if sent is None and interrupt_after is not None and time.monotonic() - start >= interrupt_after:
+        due = interrupt_after is not None and time.monotonic() - start >= interrupt_after
+        seen = interrupt_on is not None and re.search(interrupt_on, b"".join(chunks).decode(errors="replace"))
+        if sent is None and (due or seen):
             proc.send_signal(signal.SIGINT)
             sent = time.monotonic()
     code = proc.wait(timeout=timeout)

@@ -31,8 +31,9 @@ __all__ = ["in_slices", "counted_by", "counts_its_own", "in_parts", "SLICE_SECON
 
 #: the seconds a slice of trials aims at: Ctrl-C is acted on, and progress redrawn, within about this
 SLICE_SECONDS = 0.1
-_FIRST = 128   # trials of the first slice (it also pays for a compile, if the kernel is not cached)
-_GROWTH = 8    # a slice is at most this many times the one before
+_FIRST = 1     # trials of the first slice: one, whatever a trial costs (a huge matrix's may take seconds)
+_GROWTH = 8    # a slice is at most this many times the one before, once slices take a measurable time
+_MEASURABLE = 0.005  # seconds under which a slice's time is mostly the call's own: the next may grow more
 
 #: where the trials of the resamplings run now are counted: None (each draws its own progress line) or
 #: ``(tick, start, end, total)``: a resampling's fraction f done is reported as ``tick(start + f (end - start), total)``
@@ -139,6 +140,6 @@ def in_slices(kernel: Callable, args: tuple, seed: int, n_trials: int, label: st
             elapsed = time.perf_counter() - start
             tick(b1)
             scale = SLICE_SECONDS / elapsed if elapsed > 0 else _GROWTH
-            size = max(1, int(size * min(scale, _GROWTH)))
+            size = max(1, int(size * (min(scale, _GROWTH) if elapsed >= _MEASURABLE else min(scale, 256))))
             b0 = b1
     return out

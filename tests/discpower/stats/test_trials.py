@@ -39,17 +39,32 @@ def test_slices_of_one_trial_give_the_numbers_of_one_call(name, monkeypatch):
     assert np.array_equal(tail, whole[200:], equal_nan=True)
 
 
-def test_slices_grow_towards_the_target_and_stop_at_the_last_trial(monkeypatch):
-    monkeypatch.setattr(trials, "_FIRST", 2)
+def test_slices_grow_towards_the_target_and_stop_at_the_last_trial():
     sizes = []
 
     def kernel(seed, b0, out):
         sizes.append(len(out))
         out[:] = np.arange(b0, b0 + len(out))
 
-    out = in_slices(kernel, (), 0, 1000, "count")
-    assert np.array_equal(out, np.arange(1000)) and sum(sizes) == 1000
-    assert sizes[0] == 2 and all(b <= a * trials._GROWTH for a, b in zip(sizes, sizes[1:]))
+    out = in_slices(kernel, (), 0, 100_000, "count")
+    assert np.array_equal(out, np.arange(100_000)) and sum(sizes) == 100_000
+    assert sizes[0] == 1  # a first slice of one trial, whatever a trial costs
+    assert all(b <= a * 256 for a, b in zip(sizes, sizes[1:])) and len(sizes) <= 4  # then fast where it is cheap
+
+
+def test_a_costly_trial_keeps_its_slices_short(monkeypatch):
+    import time
+
+    monkeypatch.setattr(trials, "SLICE_SECONDS", 0.02)
+    sizes = []
+
+    def kernel(seed, b0, out):
+        sizes.append(len(out))
+        time.sleep(0.004 * len(out))  # 4 ms a trial: five trials a slice
+        out[:] = 0.0
+
+    in_slices(kernel, (), 0, 40, "slow")
+    assert max(sizes) <= 16 and sizes[0] == 1
 
 
 def test_an_interrupt_between_slices_stops_the_resampling():
@@ -61,8 +76,13 @@ def test_an_interrupt_between_slices_stops_the_resampling():
         done.append(b0)
         out[:] = 0.0
 
-    with pytest.raises(KeyboardInterrupt):
-        in_slices(kernel, (), 0, 10**6, "long")
+    trials_first = trials._FIRST
+    try:
+        trials._FIRST = 128
+        with pytest.raises(KeyboardInterrupt):
+            in_slices(kernel, (), 0, 10**6, "long")
+    finally:
+        trials._FIRST = trials_first
     assert done == [0, 128]
 
 
