@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_compile.py [cold] [demo] [install] [--install] [--data DIR] [--repeats N]
+    python benchmarks/bench_compile.py [cold] [demo] [ahead] [install] [--install] [--data DIR] [--repeats N]
                                        [--command "python -m cwla eval ..."] [--json FILE]
 
 With no part named, ``cold`` and ``demo`` run; ``install`` (or ``--install``) is off by default (it
@@ -26,6 +26,15 @@ command's cached CPU is also set beside ``zcat`` of the run files (``.gz`` runs 
 
 ``demo`` does the same for ``python -m cwla demo`` (it reads and writes no file; it runs with a
 temporary folder as its working directory all the same).
+
+Both run with ``CWLA_COMPILE_AHEAD=0``: every kernel compiles in the measured process, so that the compile set
+is the whole of it. Each kernel's line gives its compile seconds, the part of them numba's timers put in LLVM
+(optimisation and machine code) and the rest, numba's Python front end (bytecode to IR, type inference,
+rewrites, lowering to LLVM IR); a kernel's seconds include its callees' (nested) compiles.
+
+``ahead`` runs the first demo and the first eval cold with every kernel compiled in the one process
+(``CWLA_COMPILE_AHEAD=0``) and cold with a second process compiling ahead (``=1``, the default;
+``cwla/_ahead.py``), alternately, each with a fresh cache, then the latter cached: medians of wall and CPU.
 
 ``install`` creates a virtual environment in a temporary folder (no ``--system-site-packages``;
 pip installs numpy, numba, pandas, attrs, scipy and xxhash from its configured index or cache),
@@ -69,7 +78,7 @@ WRAPPER = r"""
 import json, sys, time
 from numba.core import event
 
-depth, started, records, nested = [0], [0.0], [], [0]
+depth, started, records, nested, compiled = [0], [0.0], [], [0], []
 
 
 class L(event.Listener):
@@ -89,6 +98,7 @@ class L(event.Listener):
             name = f"{f.__module__}.{f.__qualname__}" if f is not None else repr(disp)
             sig = "(" + ", ".join(str(a) for a in ev.data["args"]) + ")"
             records.append([name, sig, seconds])
+            compiled.append((len(records) - 1, disp, tuple(ev.data["args"])))
 
 
 event.register("numba:compile", L())
@@ -102,6 +112,10 @@ try:
 finally:
     import cwla, numba
 
+    for i, disp, args in compiled:  # numba's own timers of each compile: all of it, and LLVM's part
+        cres = getattr(disp, "overloads", {}).get(args)
+        timers = (getattr(cres, "metadata", None) or {}).get("timers", {})
+        records[i].append(timers.get("llvm_lock", float("nan")))
     with open(out, "w") as f:
         json.dump({"code": code, "seconds": time.perf_counter() - t0, "compiles": records, "nested": nested[0],
                    "threads": numba.get_num_threads(), "cwla": cwla.__file__, "cache_dir": cwla.cache_dir()}, f)
@@ -131,10 +145,14 @@ def _child(cmd: list[str], env: dict, cwd: str, stdout=subprocess.DEVNULL) -> di
             "stderr": stderr}
 
 
-def _cwla(python: str, argv: list[str], cache: str, cwd: str) -> dict:
-    """``argv`` (cwla's arguments) through the wrapper in a fresh ``python`` process with ``CWLA_CACHE_DIR=cache``:
-    :func:`_child`'s figures plus what the wrapper recorded (the compiles)."""
+def _cwla(python: str, argv: list[str], cache: str, cwd: str, ahead: bool | None = None) -> dict:
+    """``argv`` (cwla's arguments) through the wrapper in a fresh ``python`` process with ``CWLA_CACHE_DIR=cache``
+    (and ``CWLA_COMPILE_AHEAD`` 1 or 0 if ``ahead`` is not None): :func:`_child`'s figures plus what the wrapper
+    recorded (the compiles of that process; a second process compiling ahead is not in them, but its CPU is in
+    the process's, which waits for it)."""
     env = {**os.environ, "CWLA_CACHE_DIR": cache}
+    if ahead is not None:
+        env["CWLA_COMPILE_AHEAD"] = "1" if ahead else "0"
     env.pop("PYTHONPATH", None)
     fd, out = tempfile.mkstemp(suffix=".json", prefix="cwla-compiles-")
     os.close(fd)
@@ -156,30 +174,35 @@ def _ours(name: str) -> bool:
 
 
 def _compile_set(records: list) -> dict[str, list]:
-    """name -> [[signature, seconds], ...] for cwla's and discpower's functions, in compile order."""
+    """name -> [[signature, seconds, seconds in LLVM], ...] for cwla's and discpower's functions, in compile order."""
     found: dict[str, list] = {}
-    for name, sig, seconds in records:
+    for name, sig, seconds, *llvm in records:
         if _ours(name):
-            found.setdefault(name, []).append([sig, seconds])
+            found.setdefault(name, []).append([sig, seconds, llvm[0] if llvm else float("nan")])
     return found
 
 
 def _print_compile_set(label: str, records: list, nested: int) -> None:
     found = _compile_set(records)
     others = [r for r in records if not _ours(r[0])]
-    total = sum(s for _, _, s in records)
+    total = sum(r[2] for r in records)
+    llvm_total = sum(r[3] for r in records if len(r) > 3 and r[3] == r[3])  # NaN: no timer for that compile
     print(f"{label}: compile set, {len(found)} functions, {sum(len(v) for v in found.values())} top-level compiles, "
-          f"{total:.2f} s compiling ({nested} nested compiles inside them)")
-    rows = sorted(found.items(), key=lambda kv: -sum(s for _, s in kv[1]))
+          f"{total:.2f} s compiling ({nested} nested compiles inside them): {llvm_total:.2f} s in LLVM (optimisation "
+          f"and machine code), {total - llvm_total:.2f} s in numba's Python front end (bytecode to IR, type "
+          f"inference, rewrites, lowering to LLVM IR)")
+    rows = sorted(found.items(), key=lambda kv: -sum(v[1] for v in kv[1]))
     width = max((len(n) for n in found), default=10)
+    print(f"  {'kernel':{width}s}  n   total    LLVM   front end")
     for name, sigs in rows:
         flag = f"   <- {len(sigs)} signatures" if len(sigs) > 1 else ""
-        print(f"  {name:{width}s}  {len(sigs)}  {sum(s for _, s in sigs):6.2f} s{flag}")
+        t, llvm = sum(v[1] for v in sigs), sum(v[2] for v in sigs if v[2] == v[2])
+        print(f"  {name:{width}s}  {len(sigs)}  {t:6.2f} s {llvm:6.2f} s {t - llvm:6.2f} s{flag}")
         if len(sigs) > 1:
-            for sig, s in sigs:
-                print(f"  {'':{width}s}     {s:6.2f} s  {sig}")
-    for name, sig, s in others:
-        print(f"  (not cwla/discpower) {name} {sig} {s:.2f} s")
+            for sig, sec, _ in sigs:
+                print(f"  {'':{width}s}     {sec:6.2f} s  {sig}")
+    for name, sig, sec, *_ in others:
+        print(f"  (not cwla/discpower) {name} {sig} {sec:.2f} s")
     several = [n for n, v in found.items() if len(v) > 1]
     print(f"  functions compiled for more than one signature: {', '.join(several) if several else 'none'}")
 
@@ -191,14 +214,14 @@ def _cold(label: str, argv: list[str], repeats: int, zcat: list[Path] | None = N
         with tempfile.TemporaryDirectory(prefix="cwla-cold-") as tmp:
             cache, cwd = os.path.join(tmp, "cache"), os.path.join(tmp, "cwd")
             os.mkdir(cwd)
-            cold.append(_cwla(sys.executable, argv, cache, cwd))
-            cached.append(_cwla(sys.executable, argv, cache, cwd))
+            cold.append(_cwla(sys.executable, argv, cache, cwd, ahead=False))
+            cached.append(_cwla(sys.executable, argv, cache, cwd, ahead=False))
             keys = len(list(Path(cold[-1]["cache_dir"]).glob("kernels-*")))
             if keys > 1:  # the cache key is a hash of the sources: they were edited between the two runs
                 changed += 1
             if zcat:
                 zc.append(_child(["zcat", *map(str, zcat)], dict(os.environ), cwd))
-        sets.append(sorted((n, s) for n, s, _ in cold[-1]["compiles"] if _ours(n)))
+        sets.append(sorted((r[0], r[1]) for r in cold[-1]["compiles"] if _ours(r[0])))
     first = cold[0]
     _print_compile_set(f"{label} (first cold run)", first["compiles"], first["nested"])
     if any(s != sets[0] for s in sets[1:]):
@@ -225,7 +248,30 @@ def _cold(label: str, argv: list[str], repeats: int, zcat: list[Path] | None = N
               f"wall {z['wall']:.2f} s | "
               f"ratio CPU {rc:.2f}x, wall {rw:.2f}x; numba threads {threads}; {_load()}"
               f"   [target <= 2x: CPU {'PASS' if rc <= 2 else 'MISS'}, wall {'PASS' if rw <= 2 else 'MISS'}]")
-    return {name: [sig for sig, _ in sigs] for name, sigs in _compile_set(first["compiles"]).items()}
+    return {name: [v[0] for v in sigs] for name, sigs in _compile_set(first["compiles"]).items()}
+
+
+def _ahead(label: str, argv: list[str], repeats: int) -> None:
+    """A cold run compiling every kernel itself (``CWLA_COMPILE_AHEAD=0``) against one with a second process
+    compiling ahead (``=1``, the default), alternately, each with a fresh cache, then a cached run: medians."""
+    runs: dict[str, list] = {"alone": [], "ahead": [], "cached": []}
+    for _ in range(repeats):
+        for mode in ("alone", "ahead"):
+            with tempfile.TemporaryDirectory(prefix="cwla-ahead-") as tmp:
+                cache, cwd = os.path.join(tmp, "cache"), os.path.join(tmp, "cwd")
+                os.mkdir(cwd)
+                runs[mode].append(_cwla(sys.executable, argv, cache, cwd, ahead=mode == "ahead"))
+                if mode == "ahead":
+                    runs["cached"].append(_cwla(sys.executable, argv, cache, cwd, ahead=True))
+    med = {k: {f: statistics.median(m[f] for m in v) for f in ("cpu", "wall")} for k, v in runs.items()}
+    here = sorted({r[0] for r in runs["ahead"][0]["compiles"] if _ours(r[0])})
+    a, b, c = med["alone"], med["ahead"], med["cached"]
+    print(f"{label}: cold, compiling alone: wall {a['wall']:.2f} s, CPU {a['cpu']:.2f} s | cold, compiling ahead in a "
+          f"second process: wall {b['wall']:.2f} s, CPU {b['cpu']:.2f} s (the first process compiled {len(here)}: "
+          f"{', '.join(n.rsplit('.', 1)[-1] for n in here)}) | cached: wall {c['wall']:.2f} s, CPU {c['cpu']:.2f} s")
+    print(f"{label}: ahead / alone: wall {b['wall'] / a['wall']:.2f}x, CPU {b['cpu'] / a['cpu']:.2f}x; cold / cached "
+          f"with ahead: wall {b['wall'] / c['wall']:.2f}x, CPU {b['cpu'] / c['cpu']:.2f}x; medians of {repeats}; "
+          f"{os.cpu_count()} CPUs; {_load()}")
 
 
 def _default_eval(data: Path) -> tuple[list[str], list[Path]]:
@@ -280,12 +326,12 @@ def _install(argv: list[str], source: Path) -> None:
         print(f"install: venv with a non-editable install of a copy of {source} in {time.perf_counter() - t0:.0f} s")
         cache, cwd = str(tmp / "cache"), str(tmp / "cwd")
         os.mkdir(cwd)
-        first = _cwla(python, argv, cache, cwd)
+        first = _cwla(python, argv, cache, cwd, ahead=False)
         kernels = sorted(p.name for p in Path(first["cache_dir"]).glob("kernels-*"))
         if not _pip(python, ["install", "-q", "-e", str(copy)], log):
             print(f"install: SKIPPED, pip install -e failed:\n{log.read_text()[-2000:]}")
             return
-        second = _cwla(python, argv, cache, cwd)
+        second = _cwla(python, argv, cache, cwd, ahead=False)
         again = sorted(p.name for p in Path(second["cache_dir"]).glob("kernels-*"))
         n1, n2 = len(first["compiles"]), len(second["compiles"])
         print(f"install: non-editable ({first['cwla']}): {n1} kernels compiled, CPU {first['cpu']:.2f} s, "
@@ -300,7 +346,7 @@ def _install(argv: list[str], source: Path) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("parts", nargs="*", metavar="PART", help="cold, demo, install (default: cold demo)")
+    p.add_argument("parts", nargs="*", metavar="PART", help="cold, demo, ahead, install (default: cold demo)")
     p.add_argument("--install", action="store_true", help="also run the install part (slow)")
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"TREC DL 2020 passage folder ({DEFAULT_DATA})")
     p.add_argument("--command", help="the command of `cold` and `install` (default: python -m cwla eval QRELS RUNS "
@@ -311,9 +357,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.repeats < 1:
         p.error("--repeats must be at least 1")
-    unknown = [x for x in args.parts if x not in ("cold", "demo", "install")]
+    unknown = [x for x in args.parts if x not in ("cold", "demo", "ahead", "install")]
     if unknown:
-        p.error(f"unknown part {unknown[0]!r}: choose from cold, demo, install")
+        p.error(f"unknown part {unknown[0]!r}: choose from cold, demo, ahead, install")
     parts = list(dict.fromkeys(args.parts or ["cold", "demo"]))
     if args.install and "install" not in parts:
         parts.append("install")
@@ -330,6 +376,9 @@ def main(argv=None) -> int:
             sets["eval"] = _cold("eval", command, args.repeats, zcat=gz)
         if "demo" in parts:
             sets["demo"] = _cold("demo", ["demo"], args.repeats)
+        if "ahead" in parts:
+            _ahead("demo", ["demo"], args.repeats)
+            _ahead("eval", command, args.repeats)
         if "install" in parts:
             _install(command, args.source)
     except Missing as e:

@@ -62,6 +62,7 @@ launch (:func:`numba.threading_layer`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -77,6 +78,7 @@ import numpy
 import xxhash
 from numba.core import caching
 
+from ._ahead import after_a_miss
 from ._version import __version__
 
 __all__ = ["jit", "cache_dir", "CACHE_ENV"]
@@ -269,8 +271,44 @@ class _Impl(caching.CompileResultCacheImpl):
     _locator_classes = [_Locator]
 
 
+@contextlib.contextmanager
+def _one_save_at_a_time():
+    """Across processes, one save into the cache at a time (a lock file in :func:`cache_dir`, POSIX): numba reads
+    a kernel's index file, adds an entry and writes it back, so two processes saving two signatures of one
+    function at once (e.g. a helper compiled inside different kernels, :mod:`cwla._ahead`) could cross their
+    entries. Without ``fcntl`` (Windows), or where the lock file cannot be opened, numba's own handling stays."""
+    try:
+        import fcntl
+
+        lock = open(os.path.join(_CACHE_DIR, ".save.lock"), "a")
+    except (ImportError, OSError, TypeError):
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 class _Cache(caching.FunctionCache):
+    """numba's cache of a function's compiled kernels, in :func:`cache_dir`; a miss may be filled by a
+    second process compiling ahead (:mod:`cwla._ahead`)."""
+
     _impl_class = _Impl
+
+    def save_overload(self, sig, data):
+        with _one_save_at_a_time():
+            super().save_overload(sig, data)
+
+    def load_overload(self, sig, target_context):
+        found = super().load_overload(sig, target_context)
+        if found is None:
+            name = f"{self._py_func.__module__}.{self._py_func.__qualname__}"
+            found = after_a_miss(name, _sources_key()[0], _CACHE_DIR,
+                                 lambda: super(_Cache, self).load_overload(sig, target_context))
+        return found
 
 
 _PARALLEL_LOCK = threading.Lock()  # held by a parallel kernel while the threading layer is not thread-safe

@@ -279,6 +279,23 @@ class _CompileNotice:
                 self.seconds += time.perf_counter() - self.started
                 _write(self, self._text(compiling=False), True)  # off the line until the next kernel compiles
 
+    @contextlib.contextmanager
+    def elsewhere(self) -> Iterator[None]:
+        """While the block runs, this process waits for a kernel that another one compiles (:mod:`cwla._ahead`):
+        the line says compiling, and the seconds count, but no kernel is added."""
+        with self.lock:
+            shown = self.depth == 0 and enabled()
+            started = time.perf_counter()
+            if shown:
+                _write(self, self._text(compiling=True), False)
+        try:
+            yield
+        finally:
+            with self.lock:
+                if shown:
+                    self.seconds += time.perf_counter() - started
+                    _write(self, self._text(compiling=False), True)
+
     def _text(self, compiling: bool) -> str:
         cached = "once, then cached" if self.cache_dir else "in every process: no writable cache"
         done = f"{self.count} done, {self.seconds:.1f} s"
