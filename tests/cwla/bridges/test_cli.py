@@ -502,3 +502,20 @@ def test_memory_error_without_a_size(monkeypatch, capsys, tmp_path):
     assert code == 2 and "Traceback" not in err
     assert "cwla: error: out of memory while running 'cwla eval' (Allocation failed (probably too large).); ask for " \
            "less at a time" in err
+
+
+def test_ctrl_c_in_a_command_called_with_its_arguments_returns_130_and_keeps_the_process(capsys):
+    """Called from Python (arguments given), an interrupted command returns 130; only the program's own command
+    line (no arguments given: ``python -m cwla``, the console scripts) ends the process at once
+    (tests/discpower/test_interrupt.py)."""
+    import argparse
+
+    from cwla.bridges.cli import run_command
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    parser = argparse.ArgumentParser(prog="cwla")
+    parser.set_defaults(func=interrupted)
+    assert run_command(parser, [], "cwla") == 130
+    assert capsys.readouterr().err.strip().endswith("cwla: interrupted")
