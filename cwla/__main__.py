@@ -2,7 +2,7 @@
 
 import sys
 
-from .bridges.cli import main
+from .bridges.cli import program
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())

@@ -2,7 +2,7 @@
 
 import sys
 
-from .reports.cli import main
+from .reports.cli import program
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())

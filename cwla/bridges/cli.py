@@ -38,6 +38,7 @@ synthetic collection (:mod:`cwla.synthetic`); it reads no file and needs no netw
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import shutil
@@ -89,10 +90,7 @@ def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
         _silence_stdout()
         return 1
     except KeyboardInterrupt:
-        code = _said(f"{prog}: interrupted", 130)
-        if argv is None:  # the program's own command line: end it now
-            _end_now(code)
-        return code
+        return _said(f"{prog}: interrupted", 130)
     except MemoryError as err:
         command = " ".join(filter(None, (prog, getattr(args, "command", None))))
         return _said(f"{prog}: error: {_memory_message(err, command)}", 2)
@@ -100,17 +98,20 @@ def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
         return _said(f"{prog}: error: {_message(err)}", 2)
 
 
-def _end_now(code: int) -> None:
-    """End the process with ``code`` once stdout and stderr are flushed, without the interpreter's teardown: after
-    Ctrl-C that teardown (numba's and LLVM's finalisation, 0.3-0.4 s on an idle 2-core machine, over a second under
-    load) would be most of the wait. The command's own files were closed by their ``with`` blocks as the interrupt
-    unwound them."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed or broken stream
-            pass
-    os._exit(code)
+def end_of_program(code: int) -> int:
+    """``code``, once the program (``cwla``, ``discpower``; not a call of :func:`main` from Python) has done its
+    work: the interpreter's last garbage collections at exit would walk every object numba, LLVM and pandas
+    created, to free memory the process is about to give back (0.3-0.4 s of every command on an idle 2-core
+    machine, over a second under load, and most of the wait after Ctrl-C). They are frozen instead
+    (:func:`gc.freeze`): the exit still runs the atexit handlers and flushes and closes the streams."""
+    gc.disable()
+    gc.freeze()
+    return code
+
+
+def program() -> int:
+    """The ``cwla`` program (its console script, ``python -m cwla``): :func:`main` on ``sys.argv``."""
+    return end_of_program(main())
 
 
 def _said(message: str, code: int) -> int:

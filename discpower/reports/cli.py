@@ -55,8 +55,8 @@ import pandas as pd
 
 from cwla import __version__
 from cwla._shared import atomic_write, atomic_write_text, check_outputs
-from cwla._shared import (add_option_arguments, add_quiet_argument, add_scoring_arguments, evaluation_options,
-                           run_command, scoring_options, topic_notes)
+from cwla._shared import (add_option_arguments, add_quiet_argument, add_scoring_arguments, end_of_program,
+                           evaluation_options, run_command, scoring_options, topic_notes)
 
 from cwla._shared import FORMATS, Report, render
 
@@ -93,6 +93,11 @@ class Once(argparse.Action):
 def main(argv=None) -> int:
     """Run the ``discpower`` command; returns the exit code (2 on a usage or input error)."""
     return run_command(_parser(), argv, PROG)
+
+
+def program() -> int:
+    """The ``discpower`` program (its console script, ``python -m discpower``): :func:`main` on ``sys.argv``."""
+    return end_of_program(main())
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -504,10 +504,9 @@ def test_memory_error_without_a_size(monkeypatch, capsys, tmp_path):
            "less at a time" in err
 
 
-def test_ctrl_c_in_a_command_called_with_its_arguments_returns_130_and_keeps_the_process(capsys):
-    """Called from Python (arguments given), an interrupted command returns 130; only the program's own command
-    line (no arguments given: ``python -m cwla``, the console scripts) ends the process at once
-    (tests/discpower/test_interrupt.py)."""
+def test_ctrl_c_in_a_command_returns_130_and_says_interrupted(capsys):
+    """An interrupted command returns 130 (the program then ends within a second of the signal:
+    tests/discpower/test_interrupt.py)."""
     import argparse
 
     from cwla.bridges.cli import run_command
@@ -519,3 +518,24 @@ def test_ctrl_c_in_a_command_called_with_its_arguments_returns_130_and_keeps_the
     parser.set_defaults(func=interrupted)
     assert run_command(parser, [], "cwla") == 130
     assert capsys.readouterr().err.strip().endswith("cwla: interrupted")
+
+
+def test_the_programs_freeze_their_objects_before_the_exit_and_keep_main_s_exit_code():
+    """``cwla`` and ``discpower`` (console scripts, ``python -m``) run :func:`main`, then freeze what it created so
+    that the interpreter's exit does not collect it; ``main()`` called from Python leaves the collector alone."""
+    import subprocess
+    import sys
+
+    import re
+
+    from conftest import ROOT
+
+    scripts = re.search(r"\[project\.scripts\]\n(.*?)\n\n", (ROOT / "pyproject.toml").read_text(), re.S).group(1)
+    assert scripts.splitlines() == ['cwla = "cwla.bridges.cli:program"', 'discpower = "discpower.reports.cli:program"']
+    probe = ("import gc, sys; from {module} import {name}; sys.argv = ['x', '--version']; code = {name}(); "
+             "print(code, gc.isenabled(), gc.get_freeze_count() > 0)")
+    for module in ("cwla.bridges.cli", "discpower.reports.cli"):
+        for name, expected in (("program", "0 False True"), ("main", "0 True False")):
+            done = subprocess.run([sys.executable, "-c", probe.format(module=module, name=name)],
+                                  capture_output=True, text=True, timeout=120)
+            assert done.stdout.strip().splitlines()[-1] == expected, (module, name, done.stderr[-2000:])
