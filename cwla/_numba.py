@@ -285,7 +285,11 @@ def _one_save_at_a_time():
         yield
         return
     with lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        except OSError:  # a file system that refuses locks (NFS without lockd, Lustre noflock): save unlocked
+            yield
+            return
         try:
             yield
         finally:
