@@ -287,13 +287,14 @@ def _one_save_at_a_time():
     with lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            held = True
         except OSError:  # a file system that refuses locks (NFS without lockd, Lustre noflock): save unlocked
-            yield
-            return
+            held = False
         try:
             yield
         finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            if held:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 class _Cache(caching.FunctionCache):

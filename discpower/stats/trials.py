@@ -34,6 +34,7 @@ SLICE_SECONDS = 0.1
 _FIRST = 1     # trials of the first slice: one, whatever a trial costs (a huge matrix's may take seconds)
 _GROWTH = 8    # a slice is at most this many times the one before, once slices take a measurable time
 _MEASURABLE = 0.005  # seconds under which a slice's time is mostly the call's own: the next may grow more
+_EARLY_GROWTH = 256  # ... up to this many times the one before
 
 #: where the trials of the resamplings run now are counted: None (each draws its own progress line) or
 #: ``(tick, start, end, total)``: a resampling's fraction f done is reported as ``tick(start + f (end - start), total)``
@@ -140,6 +141,6 @@ def in_slices(kernel: Callable, args: tuple, seed: int, n_trials: int, label: st
             elapsed = time.perf_counter() - start
             tick(b1)
             scale = SLICE_SECONDS / elapsed if elapsed > 0 else _GROWTH
-            size = max(1, int(size * (min(scale, _GROWTH) if elapsed >= _MEASURABLE else min(scale, 256))))
+            size = max(1, int(size * (min(scale, _GROWTH) if elapsed >= _MEASURABLE else min(scale, _EARLY_GROWTH))))
             b0 = b1
     return out

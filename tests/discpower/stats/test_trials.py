@@ -49,7 +49,7 @@ def test_slices_grow_towards_the_target_and_stop_at_the_last_trial():
     out = in_slices(kernel, (), 0, 100_000, "count")
     assert np.array_equal(out, np.arange(100_000)) and sum(sizes) == 100_000
     assert sizes[0] == 1  # a first slice of one trial, whatever a trial costs
-    assert all(b <= a * 256 for a, b in zip(sizes, sizes[1:])) and len(sizes) <= 4  # then fast where it is cheap
+    assert all(b <= a * trials._EARLY_GROWTH for a, b in zip(sizes, sizes[1:])) and len(sizes) <= 4  # then fast where it is cheap
 
 
 def test_a_costly_trial_keeps_its_slices_short(monkeypatch):
