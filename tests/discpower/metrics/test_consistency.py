@@ -215,7 +215,9 @@ def test_progress_called_a_few_times_and_does_not_change_results():
     np.testing.assert_array_equal(res.taus, plain.taus)
     few = []
     split_half_consistency(V, labels, n_splits=3, seed=1, n_trials=10, progress=lambda d, t: few.append(d))
-    assert few[0] == 0 and few[-1] == 3 and len(few) <= 3  # a first slice of one split, then the rest
+    # a first slice of one split, then the rest (one more slice if the first took over
+    # SLICE_SECONDS / 2: the machine stalled the worker)
+    assert few[0] == 0 and few[-1] == 3 and len(few) <= 4
 
 
 # --------------------------------------------------------------------------- what it measures
