@@ -1,6 +1,7 @@
-"""The kernel cache is keyed by the package's sources, not by where they are (cwla/_numba.py): two copies of the
-same sources at different paths share it (the second compiles nothing), and an edit of any source file, even one
-that only holds functions other modules' kernels inline, gives fresh kernels."""
+"""Where kernels are cached: in ``CWLA_CACHE_DIR/<version>``, never beside the modules, keyed by the package's
+sources, not by where they are (cwla/_numba.py): two copies of the same sources at different paths share it (the
+second compiles nothing), and an edit of any source file, even one that only holds functions other modules' kernels
+inline, gives fresh kernels."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import cwla
 from conftest import ROOT
 
 pytestmark = pytest.mark.slow  # the slow tier (pyproject.toml): deselect with -m "not slow"
@@ -64,7 +66,7 @@ def test_same_sources_at_another_path_share_the_cache_and_an_edit_compiles_again
 
     first = _evaluate(a, cache, files)
     assert first["compiled"] > 0
-    assert Path(first["cache"]) == cache / first["cache"].rsplit(os.sep, 1)[-1]
+    assert Path(first["cache"]) == cache / cwla.__version__
     kernels = sorted(p.name for p in Path(first["cache"]).glob("kernels-*"))
     assert len(kernels) == 1
     # numba's index files are kept per module folder inside the package
@@ -84,3 +86,7 @@ def test_same_sources_at_another_path_share_the_cache_and_an_edit_compiles_again
     assert third["scores"] == first["scores"]
     after = sorted(p.name for p in Path(third["cache"]).glob("kernels-*"))
     assert len(after) == 2 and set(kernels) < set(after)  # a fresh folder; the old one left as it was
+    # nothing beside the modules, ever: not in the copies that compiled, not in the repository's packages
+    for packages in (a, b, ROOT):
+        for package in ("cwla", "discpower"):
+            assert not [p for p in (packages / package).rglob("*") if p.suffix in (".nbi", ".nbc")], packages

@@ -1,5 +1,6 @@
-"""The install: kernels are cached outside the package (keyed by version, CWLA_CACHE_DIR overrides), the library
-works uncached with one warning where nothing is writable, and the package declares what it ships."""
+"""The install: the library works uncached with one warning where nothing is writable, the cache folder's default,
+and the package declares what it ships. Where kernels are cached (CWLA_CACHE_DIR/<version>, never beside the
+modules, loaded by a second process) is tests/project/test_cache_location.py's."""
 
 from __future__ import annotations
 
@@ -29,22 +30,6 @@ def _run(env_extra):
     env = {**os.environ, **env_extra}
     return subprocess.run([sys.executable, "-c", SNIPPET], capture_output=True, text=True, env=env, timeout=600,
                           cwd=ROOT)
-
-
-@pytest.mark.slow
-def test_kernels_are_cached_in_cwla_cache_dir_not_in_the_package(tmp_path):
-    before = {p for p in PACKAGE.rglob("*") if p.suffix in (".nbi", ".nbc")}
-    done = _run({"CWLA_CACHE_DIR": str(tmp_path / "cache")})
-    assert done.returncode == 0, done.stderr
-    where, values = done.stdout.split(maxsplit=1)
-    assert Path(where) == tmp_path / "cache" / cwla.__version__
-    assert values.strip() == "[1.0, 1.0]"
-    assert list((tmp_path / "cache").rglob("*.nbi")), "nothing was cached"
-    after = {p for p in PACKAGE.rglob("*") if p.suffix in (".nbi", ".nbc")}
-    assert after == before == set()  # nothing beside the modules, ever
-    # a second process loads the cache (same answer)
-    again = _run({"CWLA_CACHE_DIR": str(tmp_path / "cache")})
-    assert again.returncode == 0 and again.stdout == done.stdout
 
 
 @pytest.mark.slow

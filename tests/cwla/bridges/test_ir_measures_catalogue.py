@@ -35,6 +35,9 @@ PROVIDER_FAILS = {("accuracy", "Accuracy"): ZeroDivisionError,  # every retrieve
 #: (provider, measure name): a provider whose measure is another one than ir_measures' definition, and that
 #: one in cwla (the default pipeline never picks these providers for these measures)
 PROVIDER_MEANS = {("cwl_eval", "AP"): "AP(R=retrieved)+ERG[gain=binary(threshold={rel}), depth=1000, stop=true]"}
+#: providers compared on the first of the three runs only: cwl_eval's pure-Python AP takes 2.8 s a run (17 of the
+#: 24 s AP and AP(rel=2) took on three runs); its other measures and every other provider see all three
+ONE_RUN = {("cwl_eval", "AP")}
 
 
 def _examples() -> list:
@@ -89,11 +92,13 @@ def test_cwla_equals_every_installed_provider_per_topic_on_dl19(text, dl19):
     supporting = [(name, p) for name, p in providers.registry.items()
                   if name not in ("cwla", "runtime") and p.is_available() and p.supports(measure)]
     compared = 0
-    for run_name, run in runs.items():
+    for r, (run_name, run) in enumerate(runs.items()):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ev = cwla.evaluate(qrels_path, run, [text])
         for name, provider in supporting:
+            if r > 0 and (name, measure.NAME) in ONE_RUN:
+                continue
             logging.disable(logging.WARNING)
             try:
                 ref = {m.query_id: m.value for m in provider.evaluator([measure], qrels).iter_calc(run)}
