@@ -8,6 +8,12 @@ import os
 import sys
 from pathlib import Path
 
+# Before any numba kernel starts its OpenMP threads (and inherited by the tests' subprocesses): a thread that
+# finished its share of a parallel kernel sleeps instead of spinning. With two test workers on two cores each
+# worker's spinning threads took the CPU the other needed: the fast tier 55-59 -> 45-48 s wall, 95-102 -> 76-81 s
+# CPU (2026-12-07). docs/performance.md says when this helps a user.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import pytest
 from hypothesis import HealthCheck, settings
 

@@ -38,6 +38,7 @@ synthetic collection (:mod:`cwla.synthetic`); it reads no file and needs no netw
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import math
 import os
@@ -98,20 +99,22 @@ def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
         return _said(f"{prog}: error: {_message(err)}", 2)
 
 
-def end_of_program(code: int) -> int:
-    """``code``, once the program (``cwla``, ``discpower``; not a call of :func:`main` from Python) has done its
-    work: the interpreter's last garbage collections at exit would walk every object numba, LLVM and pandas
-    created, to free memory the process is about to give back (0.3-0.4 s of every command on an idle 2-core
-    machine, over a second under load, and most of the wait after Ctrl-C). They are frozen instead
-    (:func:`gc.freeze`): the exit still runs the atexit handlers and flushes and closes the streams."""
+def end_of_program() -> None:
+    """Freeze every object left for the interpreter's exit (an atexit handler of :func:`program`): its last
+    garbage collections would walk every object numba, LLVM and pandas created, to free memory the process is
+    about to give back (0.3-0.4 s of every command on an idle 2-core machine, over a second under load, and most of
+    the wait after Ctrl-C). :func:`gc.freeze` keeps them out of those collections; the atexit handlers registered
+    after it still ran before it, and the streams are flushed and closed as usual."""
     gc.disable()
     gc.freeze()
-    return code
 
 
 def program() -> int:
-    """The ``cwla`` program (its console script, ``python -m cwla``): :func:`main` on ``sys.argv``."""
-    return end_of_program(main())
+    """The ``cwla`` program (its console script, ``python -m cwla``): :func:`main` on ``sys.argv``, the objects
+    frozen when the interpreter exits (:func:`end_of_program`; at the exit, not when :func:`main` returns: a caller
+    that goes on, e.g. ``python -i -m cwla`` or :mod:`runpy`, keeps its collector)."""
+    atexit.register(end_of_program)
+    return main()
 
 
 def _said(message: str, code: int) -> int:

@@ -47,6 +47,7 @@ the command says so before anything is read.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import sys
 import warnings
@@ -96,8 +97,10 @@ def main(argv=None) -> int:
 
 
 def program() -> int:
-    """The ``discpower`` program (its console script, ``python -m discpower``): :func:`main` on ``sys.argv``."""
-    return end_of_program(main())
+    """The ``discpower`` program (its console script, ``python -m discpower``): :func:`main` on ``sys.argv``, the
+    objects frozen when the interpreter exits (:func:`cwla.bridges.cli.end_of_program`)."""
+    atexit.register(end_of_program)
+    return main()
 
 
 def _parser() -> argparse.ArgumentParser:

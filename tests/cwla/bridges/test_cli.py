@@ -520,9 +520,10 @@ def test_ctrl_c_in_a_command_returns_130_and_says_interrupted(capsys):
     assert capsys.readouterr().err.strip().endswith("cwla: interrupted")
 
 
-def test_the_programs_freeze_their_objects_before_the_exit_and_keep_main_s_exit_code():
-    """``cwla`` and ``discpower`` (console scripts, ``python -m``) run :func:`main`, then freeze what it created so
-    that the interpreter's exit does not collect it; ``main()`` called from Python leaves the collector alone."""
+def test_the_programs_freeze_their_objects_at_the_exit_and_keep_main_s_exit_code():
+    """``cwla`` and ``discpower`` (console scripts, ``python -m``) run :func:`main`, and at the interpreter's exit
+    freeze what it created so that the exit does not collect it: not before (a caller of :func:`program` or of
+    ``runpy`` that goes on keeps its collector); ``main()`` called from Python leaves the collector alone."""
     import subprocess
     import sys
 
@@ -532,10 +533,21 @@ def test_the_programs_freeze_their_objects_before_the_exit_and_keep_main_s_exit_
 
     scripts = re.search(r"\[project\.scripts\]\n(.*?)\n\n", (ROOT / "pyproject.toml").read_text(), re.S).group(1)
     assert scripts.splitlines() == ['cwla = "cwla.bridges.cli:program"', 'discpower = "discpower.reports.cli:program"']
-    probe = ("import gc, sys; from {module} import {name}; sys.argv = ['x', '--version']; code = {name}(); "
-             "print(code, gc.isenabled(), gc.get_freeze_count() > 0)")
+    # registered before the program's own handler, so run after it (atexit runs the last registered first)
+    at_exit = "atexit.register(lambda: print('at exit', gc.isenabled(), gc.get_freeze_count() > 0)); "
+    probe = ("import atexit, gc, sys; from {module} import {name}; " + at_exit +
+             "sys.argv = ['x', '--version']; code = {name}(); print(code, gc.isenabled(), gc.get_freeze_count() > 0)")
     for module in ("cwla.bridges.cli", "discpower.reports.cli"):
-        for name, expected in (("program", "0 False True"), ("main", "0 True False")):
+        for name, expected in (("program", ["0 True False", "at exit False True"]),
+                               ("main", ["0 True False", "at exit True False"])):
             done = subprocess.run([sys.executable, "-c", probe.format(module=module, name=name)],
                                   capture_output=True, text=True, timeout=120)
-            assert done.stdout.strip().splitlines()[-1] == expected, (module, name, done.stderr[-2000:])
+            assert done.stdout.strip().splitlines()[-2:] == expected, (module, name, done.stderr[-2000:])
+    # python -m cwla / discpower: their __main__ modules run program()
+    runs = ("import atexit, gc, runpy, sys; " + at_exit + "sys.argv = ['{package}', '--version']\n"
+            "try:\n    runpy.run_module('{package}', run_name='__main__', alter_sys=True)\n"
+            "except SystemExit as end:\n    print('exit', end.code, gc.isenabled())")
+    for package in ("cwla", "discpower"):
+        done = subprocess.run([sys.executable, "-c", runs.format(package=package)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.stdout.strip().splitlines()[-2:] == ["exit 0 True", "at exit False True"], (package, done.stderr)
