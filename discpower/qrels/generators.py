@@ -14,6 +14,7 @@ generator                  what it simulates                                    
 =========================  ===================================================  ==========
 :func:`sample_relevant`    fewer relevant documents found (McKechnie et al.)    yes
 :func:`popularity_qrels`   an assessor biased towards popular documents         ties only
+:func:`biased_qrels`       a judge that favours some systems' documents         yes
 :func:`topic_subset`       fewer topics                                         yes
 :func:`depth_pool`         a shallower depth-k pool                             no
 =========================  ===================================================  ==========
@@ -47,6 +48,8 @@ study the statistical significance of document adjudication methods. CIKM
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -58,7 +61,7 @@ from ..errors import DiscpowerError
 from ..stats.rng import seed_value
 from ..typing import QrelsLike, RunsLike, Seed
 
-__all__ = ["sample_relevant", "popularity_qrels", "topic_subset", "depth_pool", "GENERATORS"]
+__all__ = ["sample_relevant", "popularity_qrels", "biased_qrels", "topic_subset", "depth_pool", "GENERATORS"]
 
 #: values of ``mode=`` in :func:`sample_relevant`
 MODES = ("drop", "relabel")
@@ -298,17 +301,19 @@ class _Ranked:
                 f"Drop those topics from the qrels or pass runs that cover them.")
         return np.array([self.index[t] for t in uniques.tolist()], dtype=np.int64)[inverse.reshape(-1)]
 
-    def top(self, depth: int, wanted: np.ndarray):
-        """(topic codes, pair ids) of the documents some run ranks in its top `depth`, topics in `wanted`
-        (bool), run after run."""
+    def top(self, depth: int, wanted: np.ndarray, runs: Sequence[int] | None = None):
+        """(topic codes, pair ids) of the documents some run (of ``runs``, indices; default all) ranks in its top
+        `depth`, topics in `wanted` (bool), run after run."""
         topics, docs = [], []
-        for r in range(len(self.run_set)):
+        for r in range(len(self.run_set)) if runs is None else runs:
             take = np.minimum(self.run_set.lengths[r], depth) * wanted
             first = np.repeat(self.run_set.starts(r), take)
             rows = first + np.arange(len(first)) - np.repeat(np.cumsum(take) - take, take)
             topics.append(np.repeat(np.arange(len(take)), take))
             docs.append(self.run_set.doc_ids[r][rows])
-        return np.concatenate(topics), np.concatenate(docs).astype(np.int64)
+        if not topics:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        return np.concatenate(topics).astype(np.int64), np.concatenate(docs).astype(np.int64)
 
     def doc_ids(self, topics: np.ndarray, docnos) -> np.ndarray:
         """Ids of (topic code, docno) pairs (qrels'): the RunSet's, and for pairs no run retrieves new ids
@@ -539,6 +544,141 @@ def popularity_qrels(qrels: QrelsLike, runs: RunsLike, *, k: int = 10, seed: See
 
 
 # ---------------------------------------------------------------------------
+# a judge that favours chosen systems
+# ---------------------------------------------------------------------------
+
+
+def favoured_by_default(names: Sequence[str]) -> list[str]:
+    """The systems :func:`biased_qrels` favours when none are named: the first half of the run names in sorted
+    order (``len // 2``, at least one). On a :func:`~discpower.known_truth_collection` of 3 levels x 3 systems
+    that is L0S0, L0S1, L0S2 and L1S0: one system of the middle level is favoured over its two equals."""
+    ordered = sorted(names)
+    return ordered[:max(1, len(ordered) // 2)]
+
+
+def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured: Sequence[str] | None = None,
+                 k: int = 10, seed: Seed = 0, threshold: float = 1, grade: float | None = None) -> pd.DataFrame:
+    """A judge that favours the documents of chosen systems: candidate qrels that can *create* differences.
+
+    Per topic of the ground truth, with F the documents the favoured runs retrieve in their top `k` and O those
+    only the other runs retrieve in their top `k` (trec_eval order), each document of
+
+    * F that is not relevant (judged with grade < `threshold`, or not judged) is labelled relevant (`grade`),
+    * O that is relevant (grade >= `threshold`) is labelled 0,
+
+    with probability `strength`; every other judgement is kept. At strength 0 the result is the ground truth
+    (plus nothing); at strength 1 every favoured top-k document is relevant and every relevant document only
+    the others find is not. LLM judges are reported to favour the output of systems built on the same model
+    (a self-preference bias); unlike sampling, pooling or popularity, this generator can make truly equal
+    systems differ, i.e. Type I errors against the truth (:func:`discpower.known_truth_errors`).
+
+    Parameters
+    ----------
+    qrels : path, DataFrame or dict
+        The ground truth; anything :func:`cwla.read_qrels` accepts.
+    runs : paths, DataFrames, dict or cwla.RunSet
+        The runs; anything :func:`cwla.read_runs` accepts.
+    strength : float
+        The probability of each change, in [0, 1].
+    favoured : sequence of str, optional
+        Names of the favoured runs (at least one, each a run of `runs`). Default:
+        :func:`favoured_by_default`, the first half of the run names in sorted order.
+    k : int, default 10
+        Depth of each run's list that the judge sees (>= 1).
+    seed : int, numpy Generator or None, default 0
+        One uniform draw per document of F and O, made in the canonical order (topic, then docno bytewise),
+        decides its change: the changes at a strength are a subset of those at any higher strength (nested),
+        and the result does not depend on the row order of the qrels or the order of the runs.
+    threshold : float, default 1
+        Grade from which a judgement is relevant (> 0).
+    grade : float, optional
+        The grade of an upgraded document (default: `threshold`); must be >= `threshold`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Canonical qrels: the ground truth's rows in input order with their new grades, then the upgraded
+        documents it does not judge, by topic then docno (bytewise). Fresh RangeIndex.
+
+    Raises
+    ------
+    DiscpowerError
+        `strength` outside [0, 1], `k` not an integer >= 1, `threshold` <= 0, `grade` < `threshold`, an empty
+        `favoured` or a name in it that is not a run, or a ground-truth topic no run retrieves anything for.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 1, "b": 0, "c": 1}}
+    >>> runs = {"fav": {"q1": {"b": 2.0, "a": 1.0}}, "other": {"q1": {"c": 2.0, "d": 1.0}}}
+    >>> biased_qrels(qrels, runs, 1.0, favoured=["fav"], k=2).values.tolist()
+    [['q1', 'a', 1.0], ['q1', 'b', 1.0], ['q1', 'c', 0.0]]
+    """
+    func = "biased_qrels"
+    strength = _real(strength, "strength", func, "a probability in [0, 1]", Interval("real", 0.0, 1.0))
+    k = _count(k, "k", func)
+    threshold = _threshold(threshold, func)
+    if grade is None:
+        grade = threshold
+    else:
+        grade = _real(grade, "grade", func, f"a finite number >= threshold ({threshold:g}) so that upgraded "
+                      f"documents count as relevant", Interval("real", threshold, None))
+    rng = np.random.default_rng(seed_value(seed))
+    q = read_qrels(qrels)
+    ranked = _ranked(runs)
+    names = list(ranked.run_set.names)
+    if favoured is None:
+        favoured = favoured_by_default(names)
+    elif isinstance(favoured, str) or not all(isinstance(name, str) for name in favoured):
+        raise DiscpowerError(f"{func}: favoured must be a list of run names; got {favoured!r}")
+    favoured = list(dict.fromkeys(favoured))
+    unknown = [name for name in favoured if name not in names]
+    if not favoured or unknown:
+        raise DiscpowerError(f"{func}: favoured must name at least one of the runs"
+                             + (f"; not runs: {unknown[:5]}" if unknown else "; got none")
+                             + f" (the runs: {names[:8]}{' ...' if len(names) > 8 else ''})")
+    chosen = [names.index(name) for name in favoured]
+    others = [r for r in range(len(names)) if r not in set(chosen)]
+
+    topic = ranked.codes(q["topic"].to_numpy(), func)
+    wanted = np.zeros(len(ranked.labels), dtype=bool)
+    wanted[topic] = True
+    width = np.int64(len(ranked.run_set.docnos) + len(q) + 1)  # (topic, pair id) -> one int64 key
+    q_docs = ranked.doc_ids(topic, q["docno"].to_numpy())
+    q_keys = topic * width + q_docs
+    fav_t, fav_d = ranked.top(k, wanted, chosen)
+    oth_t, oth_d = ranked.top(k, wanted, others)
+    in_f = np.unique(fav_t * width + fav_d)
+    in_o = np.setdiff1d(oth_t * width + oth_d, in_f)
+
+    grades = q["grade"].to_numpy(dtype=np.float64)
+    relevant = grades >= threshold
+    up_judged = np.isin(q_keys, in_f) & ~relevant
+    down = np.isin(q_keys, in_o) & relevant
+    new_keys = np.setdiff1d(in_f, q_keys)  # favoured top-k documents the ground truth does not judge
+    # the documents that may change: one uniform draw each, in the canonical (topic, docno) order
+    keys = np.concatenate([q_keys[up_judged | down], new_keys])
+    q_docno = dict(zip(q_docs.tolist(), q["docno"].tolist()))
+    n_vocab = len(ranked.run_set.docnos)
+    docno_of = (lambda i: ranked.run_set.docnos[i] if i < n_vocab else q_docno[i])
+    draw = np.empty(len(keys))
+    draw[np.lexsort((_bytewise_rank(keys % width, docno_of), keys // width))] = rng.random(len(keys))
+    flip = dict(zip(keys.tolist(), (draw < strength).tolist()))
+
+    changed = np.array([flip.get(key, False) for key in q_keys.tolist()], dtype=bool)
+    out = grades.copy()
+    out[changed & up_judged] = grade
+    out[changed & down] = 0.0
+    added = np.array([key for key in new_keys.tolist() if flip[key]], dtype=np.int64)
+    if len(added):
+        added = added[np.lexsort((_bytewise_rank(added % width, docno_of), added // width))]
+    labels = np.array(ranked.labels, dtype=object)
+    added_docnos = np.array([docno_of(int(i)) for i in (added % width).tolist()], dtype=object)
+    return _frame(np.concatenate([q["topic"].to_numpy(dtype=object), labels[added // width]]),
+                  np.concatenate([q["docno"].to_numpy(dtype=object), added_docnos]),
+                  np.concatenate([out, np.full(len(added), grade)]))
+
+
+# ---------------------------------------------------------------------------
 # the registry for sweeps
 # ---------------------------------------------------------------------------
 
@@ -575,6 +715,12 @@ def _popularity(truth, runs, parameter, seed):
     return popularity_qrels(truth, runs, k=parameter, seed=seed)
 
 
+def _biased(truth, runs, parameter, seed):
+    """``"biased"``: :func:`biased_qrels` with ``strength=parameter``, the default favoured runs (the first half
+    of the run names in sorted order: :func:`favoured_by_default`), k 10, threshold 1 and grade 1."""
+    return biased_qrels(truth, runs, parameter, seed=seed)
+
+
 #: Name -> adapter ``fn(truth, runs, parameter, seed) -> qrels DataFrame`` for :func:`discpower.sweep`.
 #: ``truth`` is anything :func:`cwla.read_qrels` accepts (sweeps pass the canonical frame), ``runs``
 #: anything :func:`cwla.read_runs` accepts (sweeps pass a RunSet; unused by sampling and topics),
@@ -586,4 +732,5 @@ GENERATORS = {
     "topics": _topics,
     "pooling": _pooling,
     "popularity": _popularity,
+    "biased": _biased,
 }

@@ -49,6 +49,7 @@ PARAMETER_AXES = {
     "topics": "share of the topics kept",
     "pooling": "pool depth k",
     "popularity": "k: popularity counted in the runs' top k",
+    "biased": "strength: probability of each change favouring the first half of the runs by name",
 }
 
 
@@ -239,7 +240,7 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
         ``metric`` column (so does a sweep of an Evaluator of several metrics).
     generators : str, callable, list of them, or dict {name: callable}
         Names from :data:`discpower.qrels.generators.GENERATORS` (``"sampling"``, ``"sampling-relabel"``,
-        ``"topics"``, ``"pooling"``, ``"popularity"``) or callables ``(truth, runs, parameter, seed) -> qrels``
+        ``"topics"``, ``"pooling"``, ``"popularity"``, ``"biased"``) or callables ``(truth, runs, parameter, seed) -> qrels``
         (top-level functions or ``functools.partial`` objects, so a process pool can pickle them).
     parameters : list
         The generator parameter values (sampling rates, topic fractions, pool depths, top-k).

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 import cwla
 from discpower import DiscpowerError
 from discpower.qrels import generators as gen
-from discpower.qrels.generators import GENERATORS, depth_pool, popularity_qrels, sample_relevant, topic_subset
+from discpower.qrels.generators import (GENERATORS, biased_qrels, depth_pool, favoured_by_default, popularity_qrels,
+                                        sample_relevant, topic_subset)
 from conftest import SHARED
 
 
@@ -441,6 +442,131 @@ def test_bad_inputs_pass_through_cwla_errors(synth):
         popularity_qrels(qrels, 42)
 
 
+# biased_qrels
+# ---------------------------------------------------------------------------
+
+
+def naive_biased(qrels, runs, favoured, k, threshold=1.0, grade=None):
+    """biased_qrels at strength 1 written out by hand: (topic, docno) -> grade, with F the favoured runs' top k
+    and O the others' top k (trec_eval order: float32 score, then docno, descending) outside F."""
+    grade = threshold if grade is None else grade
+    tops = {name: {(topic, docno) for topic, docs in run.items() for docno, _ in
+                   sorted(docs.items(), key=lambda item: (np.float32(item[1]), item[0]), reverse=True)[:k]}
+            for name, run in runs.items()}
+    topics = set(qrels["topic"])
+    F = {pair for name in favoured for pair in tops[name] if pair[0] in topics}
+    O = {pair for name in runs if name not in favoured for pair in tops[name] if pair[0] in topics} - F
+    out = {}
+    for topic, docno, g in triples(qrels):
+        if (topic, docno) in F and g < threshold:
+            g = grade
+        elif (topic, docno) in O and g >= threshold:
+            g = 0.0
+        out[(topic, docno)] = g
+    for pair in F - set(out):
+        out[pair] = grade
+    return out
+
+
+@pytest.mark.slow
+@given(collection=collections(), k=st.integers(1, 6), data=st.data(), threshold=st.sampled_from([1.0, 2.0]))
+def test_biased_at_strength_one_is_the_naive_rule(collection, k, data, threshold):
+    qrels, runs = collection
+    favoured = data.draw(st.lists(st.sampled_from(sorted(runs)), min_size=1, unique=True))
+    out = canonical(biased_qrels(qrels, runs, 1.0, favoured=favoured, k=k, threshold=threshold, seed=3))
+    got = {(t, d): g for t, d, g in triples(out)}
+    assert len(got) == len(out)  # no document twice
+    assert got == naive_biased(qrels, runs, favoured, k, threshold)
+    # the ground truth's rows first, in input order; then the upgraded unjudged ones by topic, docno
+    assert list(zip(out["topic"], out["docno"]))[:len(qrels)] == list(zip(qrels["topic"], qrels["docno"]))
+    added = list(zip(out["topic"], out["docno"]))[len(qrels):]
+    assert added == sorted(added)
+
+
+@pytest.mark.slow
+@given(collection=collections(), k=st.integers(1, 6), strengths=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+       seed=st.integers(0, 2**32), shuffle_seed=st.integers(0, 99))
+def test_biased_is_nested_in_strength_and_independent_of_input_order(collection, k, strengths, seed, shuffle_seed):
+    qrels, runs = collection
+    favoured = sorted(runs)[:1]
+    low, high = sorted(strengths)
+    run_set = cwla.read_runs(runs)
+    truth = {(t, d): g for t, d, g in triples(qrels)}
+    full = {(t, d): g for t, d, g in triples(biased_qrels(qrels, run_set, 1.0, favoured=favoured, k=k, seed=seed))}
+
+    def changes(strength, q=qrels, r=run_set):
+        out = {(t, d): g for t, d, g in triples(biased_qrels(q, r, strength, favoured=favoured, k=k, seed=seed))}
+        assert set(out) <= set(full) and set(truth) <= set(out)
+        changed = {pair for pair, g in out.items() if truth.get(pair) != g}
+        assert all(out[pair] == full[pair] for pair in changed)  # every change is the strength-1 change
+        return changed
+
+    assert changes(0.0) == set()
+    assert changes(low) <= changes(high)
+    reordered = changes(high, qrels.sample(frac=1.0, random_state=shuffle_seed),
+                        cwla.read_runs(dict(reversed(list(runs.items())))))
+    assert reordered == changes(high)
+
+
+def test_biased_exact_small_case_and_its_share_of_changes():
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"z": 1}}
+    runs = {"fav": {"q1": {"b": 3.0, "e": 2.0, "a": 1.0}, "q2": {"y": 1.0}},
+            "other": {"q1": {"c": 2.0, "d": 1.0}, "q2": {"z": 2.0, "y": 1.0}}}
+    out = biased_qrels(qrels, runs, 1.0, favoured=["fav"], k=2, grade=2)
+    # F = {b, e} on q1, {y} on q2; O = {c, d} on q1, {z} on q2; a (not in a top 2) keeps its 1
+    assert out.values.tolist() == [["q1", "a", 1.0], ["q1", "b", 2.0], ["q1", "c", 0.0], ["q2", "z", 0.0],
+                                   ["q1", "e", 2.0], ["q2", "y", 2.0]]
+    pd.testing.assert_frame_equal(canonical(biased_qrels(qrels, runs, 0.0, favoured=["fav"], k=2)),
+                                  cwla.read_qrels(qrels))
+    # each of the documents that may change changes with probability `strength`
+    qrels, runs = cwla.synthetic.collection(n_topics=40, n_runs=6, depth=60, seed=2)
+    truth = cwla.read_qrels(qrels)
+    full = biased_qrels(truth, runs, 1.0, seed=0)
+    may = (full["grade"].to_numpy()[:len(truth)] != truth["grade"].to_numpy()).sum() + (len(full) - len(truth))
+    half = biased_qrels(truth, runs, 0.5, seed=0)
+    did = (half["grade"].to_numpy()[:len(truth)] != truth["grade"].to_numpy()).sum() + (len(half) - len(truth))
+    assert may > 400 and abs(did / may - 0.5) < 4 * 0.5 / np.sqrt(may)  # within 4 binomial SE
+
+
+def test_biased_default_favours_the_first_half_of_the_run_names(synth):
+    qrels, runs = synth
+    assert favoured_by_default(["r3", "r1", "r2"]) == ["r1"] and favoured_by_default(["only"]) == ["only"]
+    assert favoured_by_default([f"L{lv}S{k}" for lv in range(3) for k in range(3)]) == ["L0S0", "L0S1", "L0S2",
+                                                                                       "L1S0"]
+    pd.testing.assert_frame_equal(biased_qrels(qrels, runs, 0.7, seed=4),
+                                  biased_qrels(qrels, runs, 0.7, favoured=sorted(runs)[:len(runs) // 2], seed=4))
+
+
+def test_biased_bad_arguments_are_clear(synth):
+    qrels, runs = synth
+    for strength in (-0.1, 1.5, float("nan"), "half"):
+        with pytest.raises(DiscpowerError, match="strength"):
+            biased_qrels(qrels, runs, strength)
+    with pytest.raises(DiscpowerError, match=r"favoured must name at least one of the runs; not runs: \['nope'\]"):
+        biased_qrels(qrels, runs, 0.5, favoured=["nope"])
+    with pytest.raises(DiscpowerError, match="favoured must name at least one of the runs; got none"):
+        biased_qrels(qrels, runs, 0.5, favoured=[])
+    with pytest.raises(DiscpowerError, match="favoured must be a list of run names"):
+        biased_qrels(qrels, runs, 0.5, favoured=sorted(runs)[0])
+    for bad in ({"k": 0}, {"threshold": 0}, {"grade": 0.5}):
+        with pytest.raises(DiscpowerError):
+            biased_qrels(qrels, runs, 0.5, **bad)
+
+
+def test_a_biased_judge_makes_true_type_i_errors_that_sampling_cannot():
+    """Issue 38's acceptance: on a known-truth population the biased generator at strength 1 finds truly equal
+    systems different (L1S0, favoured, against its equals L1S1 and L1S2); sampling never does."""
+    import discpower
+
+    pop = discpower.known_truth_collection(n_topics=200, seed=1)
+    res = discpower.known_truth_errors(pop, {"biased": lambda q: GENERATORS["biased"](q, pop.runs, 1.0, 0),
+                                             "sampled": lambda q: GENERATORS["sampling"](q, pop.runs, 0.3, 0)},
+                                       "nDCG@10", sample_topics=30, experiments=10, n_trials=300, seed=2,
+                                       progress=False)
+    rates = res.summary().set_index("candidate")["type_I_true"]
+    assert rates["biased"] > 0.05 and rates["sampled"] == 0.0
+
+
 # ---------------------------------------------------------------------------
 # registry
 # ---------------------------------------------------------------------------
@@ -449,13 +575,14 @@ def test_bad_inputs_pass_through_cwla_errors(synth):
 def test_registry_adapters(synth):
     qrels, runs = synth
     run_set = cwla.read_runs(runs)
-    assert list(GENERATORS) == ["sampling", "sampling-relabel", "topics", "pooling", "popularity"]
+    assert list(GENERATORS) == ["sampling", "sampling-relabel", "topics", "pooling", "popularity", "biased"]
     expected = {
         "sampling": (0.4, sample_relevant(qrels, 0.4, seed=11)),
         "sampling-relabel": (0.4, sample_relevant(qrels, 0.4, seed=11, mode="relabel")),
         "topics": (0.25, topic_subset(qrels, fraction=0.25, seed=11)),
         "pooling": (10, depth_pool(qrels, run_set, 10)),
         "popularity": (10, popularity_qrels(qrels, run_set, k=10, seed=11)),
+        "biased": (0.5, biased_qrels(qrels, run_set, 0.5, favoured=sorted(run_set.names)[:4], seed=11)),
     }
     for name, fn in GENERATORS.items():
         assert list(inspect.signature(fn).parameters) == ["truth", "runs", "parameter", "seed"]
