@@ -3,7 +3,8 @@
 
 from .consistency import SplitHalfConsistency, split_half_consistency, topic_split
 from .families import FamilyConsistency, family_consistency, family_power, metric_families
+from .influence import MetricInfluence, metric_influence
 from .meta import MetaEvaluation, meta_evaluate
 
 __all__ = ["split_half_consistency", "SplitHalfConsistency", "topic_split", "metric_families", "family_consistency",
-           "family_power", "FamilyConsistency", "meta_evaluate", "MetaEvaluation"]
+           "family_power", "FamilyConsistency", "metric_influence", "MetricInfluence", "meta_evaluate", "MetaEvaluation"]

@@ -103,6 +103,7 @@ def _results(qrels, runs) -> dict:
         consistency = discpower.split_half_consistency(ev, n_splits=10, n_trials=100, seed=1)
         out += [discpower.randomised_tukey_hsd(X, 200, seed=1), discpower.ranking_similarity(ev), consistency,
                 discpower.family_consistency(consistency, FAMILIES),
+                discpower.metric_influence(consistency, FAMILIES),
                 discpower.meta_evaluate(ev, n_trials=100, n_splits=10, seed=1, families=FAMILIES),
                 discpower.calibrate(X, n_sim=5, n_trials=50, deltas=(0.05,), seed=1)]
         candidate = discpower.sample_relevant(qrels, 0.5, seed=1)
@@ -147,6 +148,7 @@ SHAPES = {
     discpower.RankingSimilarity: lambda x: f"{_n(len(x.labels), 'metric')} x {_n(x.n_systems, 'system')}",
     discpower.SplitHalfConsistency: lambda x: f"{_n(len(x.labels), 'metric')}, {_n(x.n_splits, 'split')}",
     discpower.FamilyConsistency: lambda x: f"{len(x.families)} famil",
+    discpower.MetricInfluence: lambda x: f"{_n(len(x.frame), 'metric')} left out of",
     discpower.MetaEvaluation: lambda x: f"{_n(len(x.labels), 'metric')} x {_n(len(x.evaluation.runs), 'run')}",
     discpower.Calibration: lambda x: f"{_n(x.n_sim, 'simulation')} of {_n(x.n_topics, 'topic')}",
     discpower.QrelsComparer: lambda x: f"{_n(len(x.truth_evaluations), 'metric')} x",
