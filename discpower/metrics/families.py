@@ -177,7 +177,9 @@ class FamilyConsistency(Displayed):
             ["rank", "mean_tau", "outperforms"]].rename_axis(columns="statistic")
         return Shown("FamilyConsistency", f"{count_text(len(self.families), 'family', 'families')}, "
                      f"{count_text(len(labels), 'metric')}, {count_text(self.n_splits, 'split')} of "
-                     f"{count_text(self.n_topics, 'topic')}", table, (f"alpha={self.alpha:g}",), legend(labels, shorts))
+                     f"{count_text(self.n_topics, 'topic')}", table,
+                     (f"alpha={self.alpha:g}", "outperforms grows with the splits (SplitHalfConsistency."
+                      "outperforms_by_splits)"), legend(labels, shorts))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric, families in order, metrics by mean tau descending within their family:

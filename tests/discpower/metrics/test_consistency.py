@@ -362,3 +362,50 @@ def test_metric_that_ties_every_run_is_refused_by_name():
     V[1] = 0.25
     with pytest.raises(DiscpowerError, match=r"tau-b is undefined .*'b' \(10 of 10 splits\).*drop such metrics"):
         split_half_consistency(V, ["a", "b"], n_splits=10, seed=0, n_trials=10)
+
+
+# --------------------------------------------------------------------------- counts against the number of splits
+
+def _close_metrics(seed=0, n_runs=8, n_topics=24):
+    """Five metrics with slightly different noise around one run quality: small differences in mean tau, which
+    more splits make 'significant' (the splits are halves of one topic set, not new topics)."""
+    rng = np.random.default_rng(seed)
+    quality = np.linspace(0.0, 1.0, n_runs)
+    V = np.stack([quality[:, None] + rng.normal(0, s, (n_runs, n_topics)) for s in (0.5, 0.55, 0.6, 0.65, 0.7)])
+    return V, ["m50", "m55", "m60", "m65", "m70"]
+
+
+def test_outperforms_by_splits_is_the_analysis_on_the_first_k_splits():
+    V, labels = _close_metrics()
+    full = split_half_consistency(V, labels, n_splits=240, seed=3, n_trials=300)
+    by = full.outperforms_by_splits([30, 240])
+    assert list(by.columns) == ["n_splits", "family", "metric", "mean_tau", "outperforms"]
+    for k in (30, 240):
+        alone = split_half_consistency(V, labels, n_splits=k, seed=3, n_trials=300)
+        rows = by[by.n_splits == k].set_index("metric")
+        assert rows.loc[labels, "outperforms"].tolist() == alone.outperforms.tolist()
+        np.testing.assert_array_equal(rows.loc[labels, "mean_tau"].to_numpy(), alone.mean_tau)
+    assert by[by.n_splits == 240].outperforms.tolist() == full.outperforms.tolist()
+
+
+def test_the_counts_grow_with_the_splits_on_one_topic_set():
+    V, labels = _close_metrics()
+    full = split_half_consistency(V, labels, n_splits=2000, seed=1, n_trials=500)
+    totals = full.outperforms_by_splits([20, 2000]).groupby("n_splits").outperforms.sum()
+    assert totals[2000] > totals[20]
+    assert "outperforms grows with the splits" in repr(full)
+
+
+def test_outperforms_by_splits_within_families_and_its_errors():
+    from discpower.metrics.families import family_consistency
+
+    V, labels = _close_metrics()
+    full = split_half_consistency(V, labels, n_splits=100, seed=2, n_trials=300)
+    families = {"low": ("m50", "m55", "m60"), "high": ("m65", "m70")}
+    by = full.outperforms_by_splits([100], families)
+    table = family_consistency(full, families).to_frame().set_index("metric")
+    assert by.set_index("metric").outperforms.to_dict() == table.outperforms.to_dict()
+    assert by.family.tolist() == ["low"] * 3 + ["high"] * 2
+    for bad in ([1], [101], [], 50, [2.5], "100", [True]):
+        with pytest.raises(DiscpowerError, match=r"splits must be a non-empty list of integers in \[2, 100\]"):
+            full.outperforms_by_splits(bad)
