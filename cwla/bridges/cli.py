@@ -113,6 +113,7 @@ def program() -> int:
     """The ``cwla`` program (its console script, ``python -m cwla``): :func:`main` on ``sys.argv``, the objects
     frozen when the interpreter exits (:func:`end_of_program`; at the exit, not when :func:`main` returns: a caller
     that goes on, e.g. ``python -i -m cwla`` or :mod:`runpy`, keeps its collector)."""
+    atexit.unregister(end_of_program)  # once, however often it is called
     atexit.register(end_of_program)
     return main()
 

@@ -281,6 +281,8 @@ class SplitHalfConsistency(Displayed):
 
         from .families import metric_families
 
+        if isinstance(splits, np.ndarray) and splits.ndim == 1:
+            splits = splits.tolist()
         if isinstance(splits, (str, bytes)) or not isinstance(splits, Sequence) or not splits or any(
                 isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 2 <= k <= self.n_splits
                 for k in splits):

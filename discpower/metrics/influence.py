@@ -127,8 +127,8 @@ def metric_influence(source: MetaEvaluation | SplitHalfConsistency, families: Fa
         The split-half taus (a MetaEvaluation's ``consistency``; its families unless ``families`` is given).
     families, metrics
         As for :func:`~discpower.metrics.families.metric_families` over the labels (default: the
-        MetaEvaluation's families; for a SplitHalfConsistency, one per browsing model for Chen & Sakai's names,
-        else one family).
+        MetaEvaluation's families; for a SplitHalfConsistency, one family of every metric, or with ``metrics``
+        one per browsing model for Chen & Sakai's names).
     alpha : float, optional
         Significance level of the decisions and of Delta_alpha (default: the analysis' alpha).
     n_trials, seed : optional
@@ -155,6 +155,14 @@ def metric_influence(source: MetaEvaluation | SplitHalfConsistency, families: Fa
     alpha = consistency.alpha if alpha is None else alpha_level(alpha)
     trials = consistency.test.n_resamples if n_trials is None else trials_value(n_trials, "n_trials")
     seed = consistency.test.seed if seed is None else seed_value(seed)
+    if (trials + 1) * alpha <= 1:
+        raise DiscpowerError(f"metric_influence: with n_trials={trials:,} no p-value can fall below alpha={alpha:g} "
+                             f"(the smallest is 1 / (B + 1)), so Delta_alpha is undefined; use n_trials >= "
+                             f"{int(np.ceil(1 / alpha))}")
+    if not any(len(members) >= 3 for members in families.values()):
+        raise DiscpowerError(f"metric_influence: no family has three metrics or more (families: "
+                             f"{ {k: len(v) for k, v in families.items()} }); leaving one of two out leaves no pair "
+                             f"to test")
     null_memory(trials, tests=2)
     column = {label: i for i, label in enumerate(consistency.labels)}
     rows = []

@@ -48,7 +48,7 @@ study the statistical significance of document adjudication methods. CIKM
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -569,8 +569,9 @@ def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured:
     with probability `strength`; every other judgement is kept. At strength 0 the result is the ground truth
     (plus nothing); at strength 1 every favoured top-k document is relevant and every relevant document only
     the others find is not. LLM judges are reported to favour the output of systems built on the same model
-    (a self-preference bias); unlike sampling, pooling or popularity, this generator can make truly equal
-    systems differ, i.e. Type I errors against the truth (:func:`discpower.known_truth_errors`).
+    (a self-preference bias). Sampling, pooling and popularity treat exchangeable systems alike, so their true
+    Type I rate stays at the test's own among truly equal systems; this generator makes a favoured system
+    differ from its equals, i.e. Type I errors against the truth (:func:`discpower.known_truth_errors`).
 
     Parameters
     ----------
@@ -586,9 +587,10 @@ def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured:
     k : int, default 10
         Depth of each run's list that the judge sees (>= 1).
     seed : int, numpy Generator or None, default 0
-        One uniform draw per document of F and O, made in the canonical order (topic, then docno bytewise),
-        decides its change: the changes at a strength are a subset of those at any higher strength (nested),
-        and the result does not depend on the row order of the qrels or the order of the runs.
+        One uniform draw per document that may change (the non-relevant and unjudged documents of F, the
+        relevant ones of O), made in the canonical order (topic, then docno bytewise), decides its change: the
+        changes at a strength are a subset of those at any higher strength (nested), and the result does not
+        depend on the row order of the qrels or the order of the runs.
     threshold : float, default 1
         Grade from which a judgement is relevant (> 0).
     grade : float, optional
@@ -628,8 +630,12 @@ def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured:
     names = list(ranked.run_set.names)
     if favoured is None:
         favoured = favoured_by_default(names)
-    elif isinstance(favoured, str) or not all(isinstance(name, str) for name in favoured):
+    elif isinstance(favoured, str) or not isinstance(favoured, Iterable):
         raise DiscpowerError(f"{func}: favoured must be a list of run names; got {favoured!r}")
+    else:
+        favoured = list(favoured)
+        if not all(isinstance(name, str) for name in favoured):
+            raise DiscpowerError(f"{func}: favoured must be a list of run names; got {favoured!r}")
     favoured = list(dict.fromkeys(favoured))
     unknown = [name for name in favoured if name not in names]
     if not favoured or unknown:

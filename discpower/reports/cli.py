@@ -99,6 +99,7 @@ def main(argv=None) -> int:
 def program() -> int:
     """The ``discpower`` program (its console script, ``python -m discpower``): :func:`main` on ``sys.argv``, the
     objects frozen when the interpreter exits (:func:`cwla.bridges.cli.end_of_program`)."""
+    atexit.unregister(end_of_program)  # once, however often it is called
     atexit.register(end_of_program)
     return main()
 

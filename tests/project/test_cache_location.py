@@ -66,6 +66,8 @@ def test_same_sources_at_another_path_share_the_cache_and_an_edit_compiles_again
 
     first = _evaluate(a, cache, files)
     assert first["compiled"] > 0
+    # P@5 and RR of q1 (d3 relevant at rank 2) and q2 (d4 at rank 1), metrics x runs x topics
+    assert first["scores"] == [0.2, 0.2, 0.5, 1.0]
     assert Path(first["cache"]) == cache / cwla.__version__
     kernels = sorted(p.name for p in Path(first["cache"]).glob("kernels-*"))
     assert len(kernels) == 1

@@ -69,6 +69,10 @@ def test_a_meta_evaluation_gives_its_families_and_bad_sources_are_named():
         discpower.metric_influence(report.tests)
     with pytest.raises(DiscpowerError, match="alpha"):
         discpower.metric_influence(report, alpha=1.5)
+    with pytest.raises(DiscpowerError, match=r"n_trials=10 no p-value can fall below alpha=0.05 .* n_trials >= 20"):
+        discpower.metric_influence(report, n_trials=10)
+    with pytest.raises(DiscpowerError, match="no family has three metrics or more"):
+        discpower.metric_influence(report, {"a": metrics[:2]})
 
 
 @pytest.mark.slow
@@ -84,5 +88,10 @@ def test_ap_err_decides_the_ap_familys_delta_on_dl19():
                                      progress=False)
     top = discpower.metric_influence(report).most_influential().set_index("family")
     assert top.loc["AP", "metric"] == "AP_ERR"
+    # docs/discpower.md: the within-family and overall "outperforms" counts grow with the splits
+    counts = report.consistency.outperforms_by_splits(np.array([100, 300, 1000]), report.families)
+    assert counts.groupby("n_splits").outperforms.sum().tolist() == [76, 85, 91]
+    overall = report.consistency.outperforms_by_splits([100, 300, 1000])
+    assert overall.groupby("n_splits").outperforms.sum().tolist() == [409, 533, 634]
     assert top.loc["AP", "delta_with"] > 0.03 and top.loc["AP", "delta_without"] < 0.015
     assert top.loc["AP", "gained"] >= 1  # pairs of the other AP metrics significant only without it

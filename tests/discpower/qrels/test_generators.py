@@ -553,18 +553,21 @@ def test_biased_bad_arguments_are_clear(synth):
             biased_qrels(qrels, runs, 0.5, **bad)
 
 
-def test_a_biased_judge_makes_true_type_i_errors_that_sampling_cannot():
+def test_a_biased_judge_makes_true_type_i_errors_that_sampling_does_not():
     """Issue 38's acceptance: on a known-truth population the biased generator at strength 1 finds truly equal
-    systems different (L1S0, favoured, against its equals L1S1 and L1S2); sampling never does."""
+    systems different (L1S0, favoured, against its equals L1S1 and L1S2) well beyond the test's own false
+    positives among them (the ground truth's true Type I rate); sampling stays near that level."""
     import discpower
 
     pop = discpower.known_truth_collection(n_topics=200, seed=1)
     res = discpower.known_truth_errors(pop, {"biased": lambda q: GENERATORS["biased"](q, pop.runs, 1.0, 0),
-                                             "sampled": lambda q: GENERATORS["sampling"](q, pop.runs, 0.3, 0)},
+                                             "sampled": lambda q: GENERATORS["sampling"](q, pop.runs, 0.3, 0),
+                                             "truth": pop.qrels},
                                        "nDCG@10", sample_topics=30, experiments=10, n_trials=300, seed=2,
                                        progress=False)
     rates = res.summary().set_index("candidate")["type_I_true"]
-    assert rates["biased"] > 0.05 and rates["sampled"] == 0.0
+    assert rates["biased"] > 0.05 and rates["biased"] > 5 * rates["truth"]
+    assert rates["sampled"] <= rates["truth"] + 0.02
 
 
 # ---------------------------------------------------------------------------
