@@ -212,6 +212,21 @@ def test_chen_sakai_findings_on_dl19(dl19_report):
         assert ranks[block.metric == f"{family}_ERG"].iloc[0] <= 2, family
 
 
+@pytest.mark.slow
+def test_ap_err_decides_the_ap_familys_delta_on_dl19(dl19_report):
+    """Issue 38's acceptance, on the 39-metric grid of notebook 02 (cwl_eval's AP, DL19): leaving AP_ERR out of
+    the AP family moves its Delta_.05 from about .037 to about .011, the largest change of any metric there."""
+    top = discpower.metric_influence(dl19_report).most_influential().set_index("family")
+    assert top.loc["AP", "metric"] == "AP_ERR"
+    assert top.loc["AP", "delta_with"] > 0.03 and top.loc["AP", "delta_without"] < 0.015
+    assert top.loc["AP", "gained"] >= 1  # pairs of the other AP metrics significant only without it
+    # docs/discpower.md: the within-family and overall "outperforms" counts grow with the splits
+    counts = dl19_report.consistency.outperforms_by_splits(np.array([100, 300, 1000]), dl19_report.families)
+    assert counts.groupby("n_splits").outperforms.sum().tolist() == [76, 85, 91]
+    overall = dl19_report.consistency.outperforms_by_splits([100, 300, 1000])
+    assert overall.groupby("n_splits").outperforms.sum().tolist() == [409, 533, 634]
+
+
 def test_the_qrels_ap_does_not_reproduce_them():
     base = shared_path("trec-dl-2019-passage")
     qrels_ap = {k: v for k, v in cwla.chen_sakai_paper_grid(R="qrels").items() if k.startswith("AP_")}

@@ -1,6 +1,6 @@
 """A metric's influence on its family (discpower.metric_influence): each row against the family tests run by hand
-with and without the metric, the result's shape, its errors, and issue 38's finding on DL19 (AP_ERR decides the AP
-family's Delta)."""
+with and without the metric, the result's shape and its errors. Issue 38's finding on DL19 (AP_ERR decides the AP
+family's Delta) is tested on the DL19 report of tests/discpower/metrics/test_families.py."""
 
 import numpy as np
 import pytest
@@ -73,25 +73,3 @@ def test_a_meta_evaluation_gives_its_families_and_bad_sources_are_named():
         discpower.metric_influence(report, n_trials=10)
     with pytest.raises(DiscpowerError, match="no family has three metrics or more"):
         discpower.metric_influence(report, {"a": metrics[:2]})
-
-
-@pytest.mark.slow
-def test_ap_err_decides_the_ap_familys_delta_on_dl19():
-    """Issue 38's acceptance, on the 39-metric grid of notebook 02 (cwl_eval's AP, DL19): leaving AP_ERR out of
-    the AP family moves its Delta_.05 from about .037 to about .011, the largest change of any metric there."""
-    import cwla
-    from conftest import shared_path
-
-    base = shared_path("trec-dl-2019-passage")
-    report = discpower.meta_evaluate(base / "qrels" / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.gz")),
-                                     cwla.chen_sakai_paper_grid(), n_trials=2000, n_splits=1000, seed=2023,
-                                     progress=False)
-    top = discpower.metric_influence(report).most_influential().set_index("family")
-    assert top.loc["AP", "metric"] == "AP_ERR"
-    # docs/discpower.md: the within-family and overall "outperforms" counts grow with the splits
-    counts = report.consistency.outperforms_by_splits(np.array([100, 300, 1000]), report.families)
-    assert counts.groupby("n_splits").outperforms.sum().tolist() == [76, 85, 91]
-    overall = report.consistency.outperforms_by_splits([100, 300, 1000])
-    assert overall.groupby("n_splits").outperforms.sum().tolist() == [409, 533, 634]
-    assert top.loc["AP", "delta_with"] > 0.03 and top.loc["AP", "delta_without"] < 0.015
-    assert top.loc["AP", "gained"] >= 1  # pairs of the other AP metrics significant only without it
