@@ -44,7 +44,7 @@ from ..stats.rng import mix, seed_value, shuffle, trial_state
 from ..stats.similarity import TIE_TOLERANCE, check_tie_tolerance, tau_b
 from ..stats.trials import counted_by, in_slices
 from ..stats.tukey import column_sums, tukey_test
-from ..typing import ArrayLike, Families, Progress, Seed
+from ..typing import ArrayLike, Progress, Seed
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -178,7 +178,8 @@ class SplitHalfConsistency(Displayed):
         Significance level.
     outperforms : ndarray of shape (M,), int
         How many other metrics each one beats: higher mean tau with p < alpha. It grows with the number of
-        splits and is not inference about topics (:meth:`outperforms_by_splits`).
+        splits and is not inference about topics
+        (:func:`~discpower.metrics.families.outperforms_by_splits`).
     beaten : tuple of tuples of str
         Per metric, the metrics it beats (in descending mean-tau order).
     n_runs, n_topics : int
@@ -218,7 +219,8 @@ class SplitHalfConsistency(Displayed):
                      f"{count_text(self.n_splits, 'split')} of {count_text(self.n_topics, 'topic')}, "
                      f"{count_text(self.n_runs, 'run')}", table,
                      (f"alpha={self.alpha:g}", f"B={self.test.n_resamples:,}",
-                      "outperforms grows with the splits: outperforms_by_splits()"), legend(self.labels, shorts))
+                      "outperforms grows with the splits: discpower.outperforms_by_splits"),
+                     legend(self.labels, shorts))
 
     @property
     def half_sizes(self) -> tuple[int, int]:
@@ -258,50 +260,6 @@ class SplitHalfConsistency(Displayed):
             "outperforms": self.outperforms[order],
             "beaten_ranks": [compact_ranks(rank_of[np.flatnonzero(wins[i])]) for i in order],
         })
-
-    def outperforms_by_splits(self, splits: Sequence[int], families: Families = None, *,
-                              metrics: Sequence[object] | None = None) -> pd.DataFrame:
-        """How the ``outperforms`` counts grow with the number of splits: the analysis again on the first k splits
-        for each k in ``splits`` (2 <= k <= ``n_splits``), within each family (default: one family of every
-        metric, so k = ``n_splits`` gives ``outperforms``). Split b is drawn from its own stream and the Tukey
-        test's seed and trials are this analysis', so each k is exactly :func:`split_half_consistency` with
-        ``n_splits=k`` and the same seed.
-
-        The counts are not inference about topics. The splits are halves of *one* topic set, overlapping from
-        split to split, yet the Tukey HSD over the tau matrix treats them as independent samples: its p-values
-        shrink as splits are added and the counts grow with k, towards the number of metrics with a lower mean
-        tau. They describe these topics at this number of splits, as Chen & Sakai's Table 3 does.
-
-        ``families`` and ``metrics``: as for :func:`~discpower.metrics.families.metric_families`. Returns one
-        row per k, family and metric (families in order, metrics in family order): ``n_splits, family, metric,
-        mean_tau, outperforms`` (the metrics of its family it beats on the first k splits: higher mean tau,
-        p < alpha).
-        """
-        import pandas as pd
-
-        from .families import metric_families
-
-        if isinstance(splits, np.ndarray) and splits.ndim == 1:
-            splits = splits.tolist()
-        if isinstance(splits, (str, bytes)) or not isinstance(splits, Sequence) or not splits or any(
-                isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 2 <= k <= self.n_splits
-                for k in splits):
-            raise DiscpowerError(f"splits must be a non-empty list of integers in [2, {self.n_splits}] (the "
-                                 f"analysis' splits; run split_half_consistency with more to see more). Got "
-                                 f"{splits!r} instead.")
-        groups = {"all": self.labels} if families is None and metrics is None else \
-            metric_families(self.labels, families, metrics)
-        column = {label: i for i, label in enumerate(self.labels)}
-        rows = []
-        for k in splits:
-            for family, members in groups.items():
-                taus = np.ascontiguousarray(self.taus[:int(k), [column[m] for m in members]])
-                test = tukey_test(taus, tuple(members), self.test.n_resamples, self.test.seed)
-                wins = (test.diff > 0.0) & test.significant(self.alpha)
-                mean_tau = column_sums(taus) / int(k)
-                rows += [{"n_splits": int(k), "family": family, "metric": m, "mean_tau": float(mean_tau[i]),
-                          "outperforms": int(wins[i].sum())} for i, m in enumerate(members)]
-        return pd.DataFrame(rows, columns=["n_splits", "family", "metric", "mean_tau", "outperforms"])
 
     def to_latex(self, digits: int = 3) -> str:
         """The table in Chen & Sakai's layout: rank, metric, mean tau, and the ranks of the

@@ -39,8 +39,8 @@ from ..stats.tukey import column_sums, tukey_test
 from ..typing import Families, Seed
 from .consistency import SplitHalfConsistency, compact_ranks
 
-__all__ = ["metric_families", "family_consistency", "family_tests", "family_power", "FamilyConsistency",
-           "FAMILY_CHOICES"]
+__all__ = ["metric_families", "family_consistency", "family_tests", "family_power", "outperforms_by_splits",
+           "FamilyConsistency", "FAMILY_CHOICES"]
 
 #: the names :func:`metric_families` accepts besides a mapping
 FAMILY_CHOICES = ("model", "all")
@@ -178,8 +178,8 @@ class FamilyConsistency(Displayed):
         return Shown("FamilyConsistency", f"{count_text(len(self.families), 'family', 'families')}, "
                      f"{count_text(len(labels), 'metric')}, {count_text(self.n_splits, 'split')} of "
                      f"{count_text(self.n_topics, 'topic')}", table,
-                     (f"alpha={self.alpha:g}", "outperforms grows with the splits (SplitHalfConsistency."
-                      "outperforms_by_splits)"), legend(labels, shorts))
+                     (f"alpha={self.alpha:g}", "outperforms grows with the splits: discpower.outperforms_by_splits"),
+                     legend(labels, shorts))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric, families in order, metrics by mean tau descending within their family:
@@ -251,6 +251,49 @@ def family_tests(consistency: SplitHalfConsistency, families: dict, trials: int,
     return FamilyConsistency(families=families, tests=tests, mean_tau=mean_tau, alpha=consistency.alpha,
                              n_splits=consistency.n_splits, n_runs=consistency.n_runs,
                              n_topics=consistency.n_topics)
+
+
+def outperforms_by_splits(consistency: SplitHalfConsistency, splits: Sequence[int], families: Families = None, *,
+                          metrics: Sequence[object] | None = None) -> pd.DataFrame:
+    """How the ``outperforms`` counts grow with the number of splits: the analysis again on the first k splits
+    for each k in ``splits`` (2 <= k <= ``consistency.n_splits``; a list or a 1-d integer array), within each
+    family (default: one family of every metric, so k = ``n_splits`` gives ``consistency.outperforms``). Split b
+    is drawn from its own stream and the Tukey test's seed and trials are the analysis', so each k is exactly
+    :func:`~discpower.metrics.consistency.split_half_consistency` with ``n_splits=k`` and the same seed.
+
+    The counts are not inference about topics. The splits are halves of *one* topic set, overlapping from split
+    to split, yet the Tukey HSD over the tau matrix treats them as independent samples: its p-values shrink as
+    splits are added and the counts grow with k, towards the number of metrics with a lower mean tau. They
+    describe these topics at this number of splits, as Chen & Sakai's Table 3 does.
+
+    ``families`` and ``metrics``: as for :func:`metric_families`. Returns one row per k, family and metric
+    (families in order, metrics in family order): ``n_splits, family, metric, mean_tau, outperforms`` (the
+    metrics of its family it beats on the first k splits: higher mean tau, p < alpha).
+    """
+    if not isinstance(consistency, SplitHalfConsistency):
+        raise DiscpowerError(f"outperforms_by_splits needs a SplitHalfConsistency, got {type(consistency).__name__}")
+    n = consistency.n_splits
+    if isinstance(splits, np.ndarray) and splits.ndim == 1:
+        splits = splits.tolist()
+    if isinstance(splits, (str, bytes)) or not isinstance(splits, Sequence) or not splits or any(
+            isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 2 <= k <= n
+            for k in splits):
+        raise DiscpowerError(f"splits must be a non-empty list of integers in [2, {n}] (the analysis' splits; run "
+                             f"split_half_consistency with more to see more). Got {splits!r} instead.")
+    groups = {"all": consistency.labels} if families is None and metrics is None else \
+        metric_families(consistency.labels, families, metrics)
+    column = {label: i for i, label in enumerate(consistency.labels)}
+    trials, seed = consistency.test.n_resamples, consistency.test.seed
+    rows = []
+    for k in splits:
+        for family, members in groups.items():
+            taus = np.ascontiguousarray(consistency.taus[:int(k), [column[m] for m in members]])
+            test = tukey_test(taus, tuple(members), trials, seed)
+            wins = (test.diff > 0.0) & test.significant(consistency.alpha)
+            mean_tau = column_sums(taus) / int(k)
+            rows += [{"n_splits": int(k), "family": family, "metric": m, "mean_tau": float(mean_tau[i]),
+                      "outperforms": int(wins[i].sum())} for i, m in enumerate(members)]
+    return pd.DataFrame(rows, columns=["n_splits", "family", "metric", "mean_tau", "outperforms"])
 
 
 def family_power(tests: Mapping[str, PairwiseTest], families: Families, alpha: float = 0.05, *,

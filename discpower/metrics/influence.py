@@ -116,7 +116,8 @@ def _source(source: object, families: Families, metrics: Sequence[object] | None
     return consistency, metric_families(consistency.labels, families, metrics)
 
 
-def metric_influence(source: MetaEvaluation | SplitHalfConsistency, families: Families = None, *, metrics: Sequence[object] | None = None,
+def metric_influence(source: MetaEvaluation | SplitHalfConsistency, families: Families = None, *,
+                     metrics: Sequence[object] | None = None,
                      alpha: float | None = None, n_trials: int | None = None,
                      seed: Seed = None) -> MetricInfluence:
     """Leave each metric out of its family's split-half Tukey HSD: which metric decides its family?

@@ -16,6 +16,7 @@ import scipy.stats
 import cwla
 from discpower import DiscpowerError, PairwiseTest
 from discpower.metrics.consistency import SplitHalfConsistency, compact_ranks, split_half_consistency, topic_split
+from discpower.metrics.families import outperforms_by_splits
 from discpower.stats.tukey import randomised_tukey_hsd
 
 # --------------------------------------------------------------------------- plain-Python references
@@ -378,7 +379,7 @@ def _close_metrics(seed=0, n_runs=8, n_topics=24):
 def test_outperforms_by_splits_is_the_analysis_on_the_first_k_splits():
     V, labels = _close_metrics()
     full = split_half_consistency(V, labels, n_splits=240, seed=3, n_trials=300)
-    by = full.outperforms_by_splits([30, 240])
+    by = outperforms_by_splits(full, [30, 240])
     assert list(by.columns) == ["n_splits", "family", "metric", "mean_tau", "outperforms"]
     for k in (30, 240):
         alone = split_half_consistency(V, labels, n_splits=k, seed=3, n_trials=300)
@@ -391,7 +392,7 @@ def test_outperforms_by_splits_is_the_analysis_on_the_first_k_splits():
 def test_the_counts_grow_with_the_splits_on_one_topic_set():
     V, labels = _close_metrics()
     full = split_half_consistency(V, labels, n_splits=2000, seed=1, n_trials=500)
-    totals = full.outperforms_by_splits([20, 2000]).groupby("n_splits").outperforms.sum()
+    totals = outperforms_by_splits(full, [20, 2000]).groupby("n_splits").outperforms.sum()
     assert totals[2000] > totals[20]
     assert "outperforms grows with the splits" in repr(full)
 
@@ -402,10 +403,10 @@ def test_outperforms_by_splits_within_families_and_its_errors():
     V, labels = _close_metrics()
     full = split_half_consistency(V, labels, n_splits=100, seed=2, n_trials=300)
     families = {"low": ("m50", "m55", "m60"), "high": ("m65", "m70")}
-    by = full.outperforms_by_splits([100], families)
+    by = outperforms_by_splits(full, [100], families)
     table = family_consistency(full, families).to_frame().set_index("metric")
     assert by.set_index("metric").outperforms.to_dict() == table.outperforms.to_dict()
     assert by.family.tolist() == ["low"] * 3 + ["high"] * 2
     for bad in ([1], [101], [], 50, [2.5], "100", [True]):
         with pytest.raises(DiscpowerError, match=r"splits must be a non-empty list of integers in \[2, 100\]"):
-            full.outperforms_by_splits(bad)
+            outperforms_by_splits(full, bad)

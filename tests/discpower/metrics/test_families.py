@@ -221,9 +221,9 @@ def test_ap_err_decides_the_ap_familys_delta_on_dl19(dl19_report):
     assert top.loc["AP", "delta_with"] > 0.03 and top.loc["AP", "delta_without"] < 0.015
     assert top.loc["AP", "gained"] >= 1  # pairs of the other AP metrics significant only without it
     # docs/discpower.md: the within-family and overall "outperforms" counts grow with the splits
-    counts = dl19_report.consistency.outperforms_by_splits(np.array([100, 300, 1000]), dl19_report.families)
+    counts = discpower.outperforms_by_splits(dl19_report.consistency, np.array([100, 300, 1000]), dl19_report.families)
     assert counts.groupby("n_splits").outperforms.sum().tolist() == [76, 85, 91]
-    overall = dl19_report.consistency.outperforms_by_splits([100, 300, 1000])
+    overall = discpower.outperforms_by_splits(dl19_report.consistency, [100, 300, 1000])
     assert overall.groupby("n_splits").outperforms.sum().tolist() == [409, 533, 634]
 
 
