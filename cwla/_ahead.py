@@ -73,10 +73,8 @@ with open(os.path.join(folder, ".compile-ahead.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         sys.exit(2)
-    import pandas as pd
-    qrels = pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1.0]})
-    run = pd.DataFrame({"topic": ["t", "t"], "docno": ["d", "e"], "score": [1.0, 2.0]})
-    cwla.evaluate(qrels, {"r": run}, ["nDCG@10"])
+    from cwla.scoring.warmup import one_topic
+    cwla.evaluate(*one_topic(), ["nDCG@10"])
 """
 
 

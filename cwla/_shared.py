@@ -33,7 +33,7 @@ from .scoring.evaluator import as_metrics
 
 #: the command line's shared arguments and error handling (:mod:`cwla.bridges.cli`), imported when first
 #: asked for: only the ``discpower`` command needs them (and argparse), not ``import discpower``
-CLI = ("add_option_arguments", "add_quiet_argument", "add_scoring_arguments", "end_of_program", "evaluation_options",
+CLI = ("add_option_arguments", "add_quiet_argument", "add_scoring_arguments", "as_program", "evaluation_options",
        "run_command", "scoring_options", "topic_notes")
 
 __all__ = ["jit", "check", "Interval", "Options", "NONE", "FLAG", "bold", "escape", "grid", "inline_math",

@@ -109,13 +109,18 @@ def end_of_program() -> None:
     gc.freeze()
 
 
-def program() -> int:
-    """The ``cwla`` program (its console script, ``python -m cwla``): :func:`main` on ``sys.argv``, the objects
-    frozen when the interpreter exits (:func:`end_of_program`; at the exit, not when :func:`main` returns: a caller
-    that goes on, e.g. ``python -i -m cwla`` or :mod:`runpy`, keeps its collector)."""
+def as_program(main) -> int:
+    """``main()`` (on ``sys.argv``) as a program: the objects frozen when the interpreter exits
+    (:func:`end_of_program`; at the exit, not when ``main`` returns: a caller that goes on, e.g. ``python -i -m
+    cwla`` or :mod:`runpy`, keeps its collector)."""
     atexit.unregister(end_of_program)  # once, however often it is called
     atexit.register(end_of_program)
     return main()
+
+
+def program() -> int:
+    """The ``cwla`` program (its console script, ``python -m cwla``): :func:`main` :func:`as_program`."""
+    return as_program(main)
 
 
 def _said(message: str, code: int) -> int:

@@ -12,7 +12,15 @@ import time
 
 import pandas as pd
 
-__all__ = ["warmup"]
+__all__ = ["warmup", "one_topic"]
+
+
+def one_topic() -> tuple[pd.DataFrame, dict]:
+    """A one-topic collection as frames (qrels, ``{"r": run}``; a tie-free run of two documents): what compiles the
+    pairs', join's and scoring kernels of an evaluation of frames (:func:`warmup`, :mod:`cwla._ahead`)."""
+    qrels = pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1.0]})
+    run = pd.DataFrame({"topic": ["t", "t"], "docno": ["d", "e"], "score": [1.0, 2.0]})
+    return qrels, {"r": run}
 
 
 def warmup() -> float:
@@ -35,7 +43,5 @@ def warmup() -> float:
         with open(qrels_path, "w") as f:
             f.write("t 0 d 1\n")
         evaluate(qrels_path, [path], ["RBP_ERG"])  # read_run_file, read_qrels_file, read_runs, prepare
-    qrels = pd.DataFrame({"topic": ["t"], "docno": ["d"], "grade": [1.0]})
-    run = pd.DataFrame({"topic": ["t", "t"], "docno": ["d", "e"], "score": [1.0, 2.0]})
-    evaluate(qrels, {"r": run}, ["RBP_ERG"])
+    evaluate(*one_topic(), ["RBP_ERG"])
     return time.perf_counter() - t0

@@ -47,7 +47,6 @@ the command says so before anything is read.
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
 import sys
 import warnings
@@ -56,7 +55,7 @@ import pandas as pd
 
 from cwla import __version__
 from cwla._shared import atomic_write, atomic_write_text, check_outputs
-from cwla._shared import (add_option_arguments, add_quiet_argument, add_scoring_arguments, end_of_program,
+from cwla._shared import (add_option_arguments, add_quiet_argument, add_scoring_arguments, as_program,
                            evaluation_options, run_command, scoring_options, topic_notes)
 
 from cwla._shared import FORMATS, Report, render
@@ -97,11 +96,9 @@ def main(argv=None) -> int:
 
 
 def program() -> int:
-    """The ``discpower`` program (its console script, ``python -m discpower``): :func:`main` on ``sys.argv``, the
-    objects frozen when the interpreter exits (:func:`cwla.bridges.cli.end_of_program`)."""
-    atexit.unregister(end_of_program)  # once, however often it is called
-    atexit.register(end_of_program)
-    return main()
+    """The ``discpower`` program (its console script, ``python -m discpower``): :func:`main`
+    :func:`~cwla.bridges.cli.as_program`."""
+    return as_program(main)
 
 
 def _parser() -> argparse.ArgumentParser:
