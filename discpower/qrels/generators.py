@@ -88,6 +88,15 @@ def _threshold(value, func: str) -> float:
                  Interval("real", 0, None, closed="neither"))
 
 
+def _relevant_grade(grade, threshold: float, func: str, which: str) -> float:
+    """The grade a generator gives the documents it labels relevant (``which``): ``threshold`` by default, else
+    a finite number >= threshold."""
+    if grade is None:
+        return threshold
+    return _real(grade, "grade", func, f"a finite number >= threshold ({threshold:g}) so that {which} documents "
+                 f"count as relevant", Interval("real", threshold, None))
+
+
 def _frame(topics, docnos, grades) -> pd.DataFrame:
     """A canonical qrels frame (the dtypes of :func:`cwla.read_qrels`)."""
     return pd.DataFrame({"topic": pd.Series(topics, dtype=str), "docno": pd.Series(docnos, dtype=str),
@@ -490,11 +499,7 @@ def popularity_qrels(qrels: QrelsLike, runs: RunsLike, *, k: int = 10, seed: See
     func = "popularity_qrels"
     k = _count(k, "k", func)
     threshold = _threshold(threshold, func)
-    if grade is None:
-        grade = threshold
-    else:
-        grade = _real(grade, "grade", func, f"a finite number >= threshold ({threshold:g}) so that labelled "
-                      f"documents count as relevant", Interval("real", threshold, None))
+    grade = _relevant_grade(grade, threshold, func, "labelled")
     rng = np.random.default_rng(seed_value(seed))
     q = read_qrels(qrels)
     ranked = _ranked(runs)
@@ -619,11 +624,7 @@ def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured:
     strength = _real(strength, "strength", func, "a probability in [0, 1]", Interval("real", 0.0, 1.0))
     k = _count(k, "k", func)
     threshold = _threshold(threshold, func)
-    if grade is None:
-        grade = threshold
-    else:
-        grade = _real(grade, "grade", func, f"a finite number >= threshold ({threshold:g}) so that upgraded "
-                      f"documents count as relevant", Interval("real", threshold, None))
+    grade = _relevant_grade(grade, threshold, func, "upgraded")
     rng = np.random.default_rng(seed_value(seed))
     q = read_qrels(qrels)
     ranked = _ranked(runs)
@@ -666,17 +667,14 @@ def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured:
     q_docno = dict(zip(q_docs.tolist(), q["docno"].tolist()))
     n_vocab = len(ranked.run_set.docnos)
     docno_of = (lambda i: ranked.run_set.docnos[i] if i < n_vocab else q_docno[i])
-    draw = np.empty(len(keys))
-    draw[np.lexsort((_bytewise_rank(keys % width, docno_of), keys // width))] = rng.random(len(keys))
-    flip = dict(zip(keys.tolist(), (draw < strength).tolist()))
+    canonical = keys[np.lexsort((_bytewise_rank(keys % width, docno_of), keys // width))]
+    flipped = canonical[rng.random(len(canonical)) < strength]
 
-    changed = np.array([flip.get(key, False) for key in q_keys.tolist()], dtype=bool)
+    changed = np.isin(q_keys, flipped)
     out = grades.copy()
     out[changed & up_judged] = grade
     out[changed & down] = 0.0
-    added = np.array([key for key in new_keys.tolist() if flip[key]], dtype=np.int64)
-    if len(added):
-        added = added[np.lexsort((_bytewise_rank(added % width, docno_of), added // width))]
+    added = flipped[np.isin(flipped, new_keys)]  # in the canonical order
     labels = np.array(ranked.labels, dtype=object)
     added_docnos = np.array([docno_of(int(i)) for i in (added % width).tolist()], dtype=object)
     return _frame(np.concatenate([q["topic"].to_numpy(dtype=object), labels[added // width]]),
