@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from cwla import Evaluation
 
 __all__ = ["split_half_consistency", "split_half", "SplitHalfConsistency", "topic_split", "split_half_memory",
-           "compact_ranks"]
+           "compact_ranks", "beats"]
 
 _CHUNK = 16  # splits per parallel task: a fixed size, so the work split never depends on the threads
 #: XORed into the split seed to derive the seed of the Tukey HSD (an independent stream family)
@@ -159,6 +159,11 @@ def compact_ranks(ranks) -> str:
 
 # --------------------------------------------------------------------------- result
 
+def beats(test: PairwiseTest, alpha: float) -> np.ndarray:
+    """(M, M) bool: ``beats[i, j]`` = metric i has the higher mean tau and p_ij < alpha."""
+    return (test.diff > 0.0) & test.significant(alpha)
+
+
 @attrs.frozen(eq=False, repr=False)
 class SplitHalfConsistency(Displayed):
     """Split-half consistency of every metric's system ranking (plain data, pure methods).
@@ -235,7 +240,14 @@ class SplitHalfConsistency(Displayed):
 
     def wins(self) -> np.ndarray:
         """(M, M) bool: ``wins[i, j]`` = metric i has the higher mean tau and p_ij < alpha."""
-        return (self.test.diff > 0.0) & self.test.significant(self.alpha)
+        return beats(self.test, self.alpha)
+
+    def test_of(self, members: Sequence[str], trials: int, seed: int, splits: int | None = None) -> PairwiseTest:
+        """The randomised Tukey HSD over the columns of ``members`` (labels) of the tau matrix, on its first
+        ``splits`` splits (default: all), with ``trials`` and ``seed`` (checked by the caller)."""
+        column = {label: i for i, label in enumerate(self.labels)}
+        taus = self.taus[:splits, [column[m] for m in members]]
+        return tukey_test(np.ascontiguousarray(taus), tuple(members), trials, seed)
 
     def order(self) -> np.ndarray:
         """Metric indices by mean tau, descending (ties: the order of ``labels``)."""
@@ -381,7 +393,7 @@ def split_half(V: np.ndarray, labels: tuple, n_splits: int, n_trials: int, alpha
     tukey_seed = int(mix(np.uint64(seed) ^ _TUKEY_SALT))
     test = tukey_test(np.ascontiguousarray(taus, dtype=np.float64), tuple(labels), trials, tukey_seed)
     mean_tau = column_sums(taus) / B  # the means the test compares (test.diff = their differences)
-    wins = (test.diff > 0.0) & test.significant(alpha)
+    wins = beats(test, alpha)
     order = np.lexsort((np.arange(n_metrics), -mean_tau))
     beaten = tuple(tuple(labels[j] for j in order if wins[i, j]) for i in range(n_metrics))
     return SplitHalfConsistency(

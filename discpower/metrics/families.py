@@ -35,9 +35,9 @@ from ..stats.memory import null_memory
 from ..stats.power import discriminative_power
 from ..stats.result import PairwiseTest
 from ..stats.rng import seed_value
-from ..stats.tukey import column_sums, tukey_test
+from ..stats.tukey import column_sums
 from ..typing import Families, Seed
-from .consistency import SplitHalfConsistency, compact_ranks
+from .consistency import SplitHalfConsistency, beats, compact_ranks
 
 __all__ = ["metric_families", "family_consistency", "family_tests", "family_power", "outperforms_by_splits",
            "FamilyConsistency", "FAMILY_CHOICES"]
@@ -193,7 +193,7 @@ class FamilyConsistency(Displayed):
             tau = np.array([self.mean_tau[m] for m in members])
             order = np.lexsort((np.arange(len(members)), -tau))
             rank_of = _competition_ranks(tau)
-            wins = (test.diff > 0.0) & test.significant(self.alpha)
+            wins = beats(test, self.alpha)
             for i in order:
                 rows.append({"family": family, "rank": int(rank_of[i]), "metric": members[i], "mean_tau": tau[i],
                              "outperforms": int(wins[i].sum()),
@@ -239,14 +239,12 @@ def family_consistency(consistency: SplitHalfConsistency, families: Families, *,
 
 def family_tests(consistency: SplitHalfConsistency, families: dict, trials: int, seed: int) -> FamilyConsistency:
     """:func:`family_consistency` with checked families, trials and seed (the memory planned by the caller)."""
-    column = {lab: i for i, lab in enumerate(consistency.labels)}
     tests = {}
     for family, members in families.items():
         if members == consistency.labels and trials == consistency.test.n_resamples and seed == consistency.test.seed:
             tests[family] = consistency.test  # the family of every metric: the test already run
             continue
-        cols = [column[m] for m in members]
-        tests[family] = tukey_test(np.ascontiguousarray(consistency.taus[:, cols]), tuple(members), trials, seed)
+        tests[family] = consistency.test_of(members, trials, seed)
     mean_tau = dict(zip(consistency.labels, (column_sums(consistency.taus) / consistency.n_splits).tolist()))
     return FamilyConsistency(families=families, tests=tests, mean_tau=mean_tau, alpha=consistency.alpha,
                              n_splits=consistency.n_splits, n_runs=consistency.n_runs,
@@ -282,16 +280,13 @@ def outperforms_by_splits(consistency: SplitHalfConsistency, splits: Sequence[in
                              f"split_half_consistency with more to see more). Got {splits!r} instead.")
     groups = {"all": consistency.labels} if families is None and metrics is None else \
         metric_families(consistency.labels, families, metrics)
-    column = {label: i for i, label in enumerate(consistency.labels)}
     trials, seed = consistency.test.n_resamples, consistency.test.seed
     rows = []
-    for k in splits:
+    for k in map(int, splits):
+        mean_tau = dict(zip(consistency.labels, (column_sums(consistency.taus[:k]) / k).tolist()))
         for family, members in groups.items():
-            taus = np.ascontiguousarray(consistency.taus[:int(k), [column[m] for m in members]])
-            test = tukey_test(taus, tuple(members), trials, seed)
-            wins = (test.diff > 0.0) & test.significant(consistency.alpha)
-            mean_tau = column_sums(taus) / int(k)
-            rows += [{"n_splits": int(k), "family": family, "metric": m, "mean_tau": float(mean_tau[i]),
+            wins = beats(consistency.test_of(members, trials, seed, splits=k), consistency.alpha)
+            rows += [{"n_splits": k, "family": family, "metric": m, "mean_tau": mean_tau[m],
                       "outperforms": int(wins[i].sum())} for i, m in enumerate(members)]
     return pd.DataFrame(rows, columns=["n_splits", "family", "metric", "mean_tau", "outperforms"])
 

@@ -37,7 +37,6 @@ from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from ..stats.memory import null_memory
 from ..stats.rng import seed_value
-from ..stats.tukey import tukey_test
 from ..typing import Families, Seed
 from .consistency import SplitHalfConsistency
 from .families import metric_families
@@ -165,25 +164,22 @@ def metric_influence(source: MetaEvaluation | SplitHalfConsistency, families: Fa
                              f"{ {k: len(v) for k, v in families.items()} }); leaving one of two out leaves no pair "
                              f"to test")
     null_memory(trials, tests=2)
-    column = {label: i for i, label in enumerate(consistency.labels)}
     rows = []
     for family, members in families.items():
         if len(members) < 3:
             continue
-        cols = [column[m] for m in members]
-        whole = tukey_test(np.ascontiguousarray(consistency.taus[:, cols]), tuple(members), trials, seed)
+        whole = consistency.test_of(members, trials, seed)
         significant = whole.significant(alpha)
         delta = whole.delta(alpha)
         for k, metric in enumerate(members):
-            rest = [c for i, c in enumerate(cols) if i != k]
             keep = [i for i in range(len(members)) if i != k]
-            without = tukey_test(np.ascontiguousarray(consistency.taus[:, rest]), tuple(members[i] for i in keep),
-                                 trials, seed)
+            without = consistency.test_of([members[i] for i in keep], trials, seed)
             upper = np.triu_indices(len(keep), 1)
             before = significant[np.ix_(keep, keep)][upper]
             after = without.significant(alpha)[upper]
+            delta_without = without.delta(alpha)
             rows.append({"family": family, "metric": metric, "delta_with": delta,
-                         "delta_without": without.delta(alpha), "delta_change": without.delta(alpha) - delta,
+                         "delta_without": delta_without, "delta_change": delta_without - delta,
                          "gained": int((after & ~before).sum()), "lost": int((before & ~after).sum()),
                          "pairs": len(before)})
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
