@@ -43,16 +43,18 @@ def group_by_cell(ids, cell_of, n_cells, idx):
 
 
 @jit()
-def _before(a, b, scores, starts, ends, blob):
+def _before(a, b, scores, doc_ids, offsets, blob):
     """Row a ranks strictly before row b in trec_eval's order: higher score, or the same score and the
-    bytewise greater docno (row k's docno is ``blob[starts[k]:ends[k]]``)."""
+    bytewise greater docno (row k's docno is string ``doc_ids[k]`` of ``blob``/``offsets``, looked up
+    only for a tie)."""
     if scores[a] != scores[b]:
         return scores[a] > scores[b]
-    return compare(blob, starts[a], ends[a], blob, starts[b], ends[b]) > 0
+    i, j = doc_ids[a], doc_ids[b]
+    return compare(blob, offsets[i], offsets[i + 1], blob, offsets[j], offsets[j + 1]) > 0
 
 
 @jit()
-def _sort_rows(rows, scores, starts, ends, blob):
+def _sort_rows(rows, scores, doc_ids, offsets, blob):
     """``rows`` put in trec_eval order in place, stably. Run files mostly list a ranking in that order
     already, or nearly (a tie listed in the other docno order): an insertion sort finishes those in
     about one pass; when it has moved more than a few rows per row it stops, and a bottom-up merge
@@ -63,7 +65,7 @@ def _sort_rows(rows, scores, starts, ends, blob):
     for k in range(1, n):
         row = rows[k]
         j = k - 1
-        while j >= 0 and _before(row, rows[j], scores, starts, ends, blob):
+        while j >= 0 and _before(row, rows[j], scores, doc_ids, offsets, blob):
             rows[j + 1] = rows[j]
             j -= 1
             moves += 1
@@ -79,7 +81,7 @@ def _sort_rows(rows, scores, starts, ends, blob):
             mid, hi = min(lo + width, n), min(lo + 2 * width, n)
             i, j = lo, mid
             for k in range(lo, hi):
-                if j < hi and (i >= mid or _before(src[j], src[i], scores, starts, ends, blob)):
+                if j < hi and (i >= mid or _before(src[j], src[i], scores, doc_ids, offsets, blob)):
                     dst[k] = src[j]
                     j += 1
                 else:
@@ -92,14 +94,14 @@ def _sort_rows(rows, scores, starts, ends, blob):
 
 
 @jit()
-def order_cells(idx, starts, lengths, scores, doc_starts, doc_ends, blob):
+def order_cells(idx, starts, lengths, scores, doc_ids, offsets, blob):
     """Each cell's rows ``idx[starts[c]:starts[c] + lengths[c]]`` put in trec_eval order, in place; row
-    k's docno is ``blob[doc_starts[k]:doc_ends[k]]``. (Serial: runs are read in parallel threads, one
-    run a thread.)"""
+    k's docno is the string ``doc_ids[k]`` of ``blob``/``offsets`` (:class:`cwla.data._docnos.Strings`).
+    (Serial: runs are ranked in parallel threads, one run a thread.)"""
     for c in range(starts.shape[0]):
         s, n = starts[c], lengths[c]
         if n > 1:
-            _sort_rows(idx[s:s + n], scores, doc_starts, doc_ends, blob)
+            _sort_rows(idx[s:s + n], scores, doc_ids, offsets, blob)
 
 
 @jit()

@@ -22,7 +22,7 @@ from .._numba import jit
 from .files import read_array
 from .trec_format import FLOAT_RE, QRELS_LAYOUT, RUN_LAYOUT
 
-__all__ = ["check_bytes", "scan_run", "scan_qrels", "read_run_file", "read_qrels_file", "RunColumns", "QrelsColumns",
+__all__ = ["check_bytes", "scan_run", "scan_qrels", "read_run_file", "scan_run_block", "read_qrels_file", "RunColumns", "QrelsColumns",
            "Workspace"]
 
 
@@ -421,6 +421,14 @@ def read_run_file(path, ties: str = "float32", workspace: Workspace | None = Non
     """
     ws = workspace or Workspace()
     buf = read_array(path, "run", layout=RUN_LAYOUT, allocate=lambda n: ws.array("bytes", n, np.uint8))
+    return scan_run_block(buf, ties, ws)
+
+
+def scan_run_block(buf: np.ndarray, ties: str = "float32", workspace: Workspace | None = None) -> RunColumns | None:
+    """The columns (:class:`RunColumns`) of run lines ``buf`` (a read-only uint8 array of whole lines: a file,
+    or a block of one, :func:`cwla.data.files.text_blocks`) by the fast path, or None as :func:`read_run_file`.
+    The columns are views of ``workspace``'s arrays and of ``buf``."""
+    ws = workspace or Workspace()
     lines, ok = check_bytes(buf)
     if not ok:
         return None

@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import InputError
 from ._docnos import read_only
 
-__all__ = ["read_bytes", "read_array", "decoded_lines", "text_lines", "text_size", "UTF8_BOM", "check_outputs",
+__all__ = ["read_bytes", "read_array", "text_blocks", "BLOCK_BYTES", "decoded_lines", "text_lines", "text_size", "UTF8_BOM", "check_outputs",
            "atomic_write", "atomic_write_text"]
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -60,24 +60,42 @@ def read_bytes(path, what: str, *, layout: str | None = None, error: type[Except
         Naming the file and what was expected there.
     """
     label = os.fsdecode(path)
-    kind = f"TREC {what} file ({layout})" if layout else f"{what} file"
+    with _opened(path, what, layout, error) as fh:
+        data = fh.read() if allocate is None else _read_all(fh, allocate)
+    if bytes(data[:len(GZIP_MAGIC)]) == GZIP_MAGIC:
+        with _undecodable(label, error):
+            data = gunzip(data, label, error)
+    if bytes(data[:len(UTF8_BOM)]) == UTF8_BOM:
+        data = data[len(UTF8_BOM):]
+    return data
+
+
+def _opened(path, what: str, layout: str | None, error: type[Exception]):
+    """The file at ``path`` opened for reading bytes; a missing file or a folder refused with the message
+    every reader gives."""
+    label = os.fsdecode(path)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read() if allocate is None else _read_all(fh, allocate)
+        fh = open(path, "rb")
+        if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):  # (POSIX opens a folder for reading)
+            fh.close()
+            raise IsADirectoryError
+        return fh
     except FileNotFoundError:
         expected = f" (expected a path to a TREC {what} file: {layout})" if layout else ""
         raise FileNotFoundError(errno.ENOENT, f"{what} file does not exist{expected}", label) from None
     except IsADirectoryError:
+        kind = f"TREC {what} file ({layout})" if layout else f"{what} file"
         raise error(f"{label} is a directory, not a {kind}") from None
-    if bytes(data[:len(GZIP_MAGIC)]) == GZIP_MAGIC:
-        try:
-            data = gunzip(data, label, error)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise error(f"{label}: starts like a gzip file but cannot be decompressed ({exc}); accepted: plain "
-                        f"text or gzip") from None
-    if bytes(data[:len(UTF8_BOM)]) == UTF8_BOM:
-        data = data[len(UTF8_BOM):]
-    return data
+
+
+@contextlib.contextmanager
+def _undecodable(label: str, error: type[Exception]):
+    """zlib's and gzip's errors while decompressing ``label`` as the readers' one message."""
+    try:
+        yield
+    except (OSError, EOFError, zlib.error) as exc:
+        raise error(f"{label}: starts like a gzip file but cannot be decompressed ({exc}); accepted: plain "
+                    f"text or gzip") from None
 
 
 #: the most a gzip file may expand, output over input: TREC run and qrels text compresses 4-10x, and deflate's
@@ -93,6 +111,26 @@ def physical_memory() -> int | None:
         return None
 
 
+def _gzip_limit(compressed: int) -> int:
+    """The most text a gzip file of ``compressed`` bytes may decompress to (:func:`gunzip`)."""
+    memory = physical_memory()
+    by_ratio = max(_RATIO_FROM, MAX_GZIP_RATIO * compressed)
+    return min(by_ratio, memory // 4) if memory else by_ratio
+
+
+def _check_gzip_size(total: int, compressed: int, label: str, error: type[Exception]) -> None:
+    """Refuse ``total`` bytes of text decompressed from ``compressed`` bytes once past :func:`_gzip_limit`."""
+    limit = _gzip_limit(compressed)
+    if total <= limit:
+        return
+    if limit == max(_RATIO_FROM, MAX_GZIP_RATIO * compressed):
+        raise error(f"{label}: this gzip file of {compressed:,} bytes decompresses to more than "
+                    f"{limit:,} (over {MAX_GZIP_RATIO}x; TREC text compresses 4-10x): refused as a gzip "
+                    f"bomb before it fills the memory")
+    raise error(f"{label}: decompresses to more than {limit:,} bytes, a quarter of this machine's memory "
+                f"({physical_memory():,} bytes): the text and the arrays read from it would not fit")
+
+
 def gunzip(data, label: str, error: type[Exception] = InputError) -> bytes:
     """``data`` (gzip, one member or several) decompressed, refused with ``error`` once the output passes
     what a real file could hold: more than :data:`MAX_GZIP_RATIO` times the compressed size (once past
@@ -101,22 +139,14 @@ def gunzip(data, label: str, error: type[Exception] = InputError) -> bytes:
     size, never filling the memory first; a real file is decompressed in one call, as ``gzip.decompress``
     does."""
     compressed = len(data)
-    memory = physical_memory()
-    by_ratio = max(_RATIO_FROM, MAX_GZIP_RATIO * compressed)
-    limit = min(by_ratio, memory // 4) if memory else by_ratio
+    limit = _gzip_limit(compressed)
     out, total = [], 0
     pending = memoryview(data).cast("B")
     while True:
         decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
         piece = decompressor.decompress(pending, limit - total + 1)
         total += len(piece)
-        if total > limit:
-            if limit == by_ratio:
-                raise error(f"{label}: this gzip file of {compressed:,} bytes decompresses to more than "
-                            f"{limit:,} (over {MAX_GZIP_RATIO}x; TREC text compresses 4-10x): refused as a gzip "
-                            f"bomb before it fills the memory")
-            raise error(f"{label}: decompresses to more than {limit:,} bytes, a quarter of this machine's memory "
-                        f"({memory:,} bytes): the text and the arrays read from it would not fit")
+        _check_gzip_size(total, compressed, label, error)
         out.append(piece)
         if not decompressor.eof:
             raise EOFError("compressed file ended before the end-of-stream marker was reached")
@@ -152,6 +182,129 @@ def _read_all(fh, allocate) -> np.ndarray:
     n = fh.readinto(out)
     more = fh.read()  # a file that grew while being read, or one whose size is not known in advance
     return np.concatenate([out[:n], np.frombuffer(more, dtype=np.uint8)]) if more else out[:n]
+
+
+#: the text a block of :func:`text_blocks` holds (more for a line longer than that)
+BLOCK_BYTES = 8 * 2**20
+
+
+def text_blocks(path, what: str, *, layout: str | None = None, block_bytes: int = BLOCK_BYTES,
+                error: type[Exception] = InputError):
+    """The text of the file at ``path`` (as :func:`read_bytes` gives it: gzip decompressed, without a
+    byte-order mark) in read-only uint8 blocks of whole lines, of about ``block_bytes`` each.
+
+    The file is read, and a gzip file decompressed, a block at a time, so reading costs a bounded
+    working set (one buffer, grown only for a line longer than it), never a copy of the whole text.
+    Each block ends with a newline (the last one, where the file does not, without). A block is a view
+    of that buffer: valid until the next block is asked for. Errors as :func:`read_bytes` (a gzip
+    bomb, a damaged gzip file: when its block is reached).
+    """
+    label = os.fsdecode(path)
+    with _opened(path, what, layout, error) as fh:
+        head = fh.read(len(GZIP_MAGIC))
+        source = _Gunzipping(fh, head, label, error) if head == GZIP_MAGIC else _Prefixed(fh, head)
+        buf = np.empty(block_bytes, dtype=np.uint8)
+        fill, first = 0, True
+        while True:
+            n = source.readinto(memoryview(buf)[fill:])
+            fill += n
+            if first and (fill >= len(UTF8_BOM) or n == 0):
+                first = False
+                if bytes(buf[:len(UTF8_BOM)]) == UTF8_BOM:
+                    buf[:fill - len(UTF8_BOM)] = buf[len(UTF8_BOM):fill].copy()
+                    fill -= len(UTF8_BOM)
+            if n and fill < len(buf):
+                continue  # fill the buffer first
+            if n == 0:  # the end of the text
+                if fill:
+                    yield read_only(buf[:fill])
+                return
+            cut = _after_last_newline(buf, fill)
+            if cut == 0:  # one line fills the buffer: a longer one
+                buf = np.concatenate([buf, np.empty(len(buf), dtype=np.uint8)])
+                continue
+            yield read_only(buf[:cut])
+            rest = fill - cut
+            buf[:rest] = buf[cut:fill].copy()
+            fill = rest
+
+
+def _after_last_newline(buf: np.ndarray, fill: int) -> int:
+    """The position after the last newline of ``buf[:fill]`` (0 if it holds none)."""
+    at = bytes(buf[max(0, fill - 2**16):fill]).rfind(b"\n")  # a line is rarely longer than 64 KiB
+    if at >= 0:
+        return max(0, fill - 2**16) + at + 1
+    hits = np.flatnonzero(buf[:fill] == 10)
+    return int(hits[-1]) + 1 if len(hits) else 0
+
+
+class _Prefixed:
+    """A plain file's ``readinto``, after the ``head`` bytes already read from it."""
+
+    def __init__(self, fh, head: bytes):
+        self.fh, self.head = fh, head
+
+    def readinto(self, view) -> int:
+        if self.head:
+            n = min(len(self.head), len(view))
+            view[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        return self.fh.readinto(view) or 0
+
+
+class _Gunzipping:
+    """A gzip file's decompressed text, ``readinto`` a block at a time: several members, zero padding
+    after a member, and the size limit of :func:`gunzip` (checked against the compressed bytes of a
+    regular file, or those read so far from a pipe)."""
+
+    #: compressed bytes read at a time
+    CHUNK = 2**20
+
+    def __init__(self, fh, head: bytes, label: str, error: type[Exception]):
+        self.fh, self.label, self.error = fh, label, error
+        info = os.fstat(fh.fileno())
+        self.compressed = info.st_size if stat.S_ISREG(info.st_mode) else None
+        self.read_so_far = len(head)
+        self.pending = head
+        self.decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.total = 0
+
+    def _more(self) -> bytes:
+        data = self.fh.read(self.CHUNK)
+        self.read_so_far += len(data)
+        return data
+
+    def readinto(self, view) -> int:
+        with _undecodable(self.label, self.error):
+            while True:
+                if self.decompressor.eof:  # a member ended: another one, zero padding, or the end
+                    rest = self.decompressor.unused_data.lstrip(b"\0") or self.pending.lstrip(b"\0")
+                    while not rest:
+                        more = self._more()
+                        if not more:
+                            return 0
+                        rest = more.lstrip(b"\0")
+                    while len(rest) < len(GZIP_MAGIC) and (more := self._more()):
+                        rest += more
+                    if rest[:len(GZIP_MAGIC)] != GZIP_MAGIC:
+                        raise EOFError("trailing bytes after the gzip data are not another gzip member")
+                    self.decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    self.pending = rest
+                if not self.pending:
+                    self.pending = self._more()
+                    if not self.pending:
+                        raise EOFError("compressed file ended before the end-of-stream marker was reached")
+                piece = self.decompressor.decompress(self.pending, len(view))
+                self.pending = self.decompressor.unconsumed_tail
+                if self.decompressor.eof:
+                    self.pending = b""  # what follows the member is in unused_data
+                if piece:
+                    self.total += len(piece)
+                    compressed = self.compressed if self.compressed is not None else self.read_so_far
+                    _check_gzip_size(self.total, compressed, self.label, self.error)
+                    view[:len(piece)] = piece
+                    return len(piece)
 
 
 def decoded_lines(data: bytes, label: str, *, error: type[Exception] = InputError, hint: str = ""):

@@ -1,8 +1,8 @@
 """Runs read once, before any qrels: the run store every evaluation and meta-evaluation joins with.
 
-:func:`read_runs` reads each run (files by the fast tokenizer of :mod:`cwla.data._tokenize`,
-in parallel threads; frames, dicts, records and ranx objects by :mod:`cwla.data.readers`),
-puts every (run, topic) ranking in trec_eval's order (:func:`cwla.data._join.order_cells`)
+:func:`read_runs` reads each run (files a block at a time by the fast tokenizer of
+:mod:`cwla.data._tokenize`, in parallel threads: :mod:`cwla.data._reading`; frames, dicts, records
+and ranx objects by :mod:`cwla.data.readers`), puts every (run, topic) ranking in trec_eval's order (:func:`cwla.data._join.order_cells`)
 and dictionary-encodes its (topic, docno) pairs into integer ids shared by all runs
 (:mod:`cwla.data._pairs`). The result, a :class:`RunSet`, depends on no qrels:
 :func:`cwla.prepare` joins it with any number of qrels by looking the judged pairs up,
@@ -35,15 +35,16 @@ import numpy as np
 import pandas as pd
 
 from .._display import Displayed, Shown, count_text
-from ._docnos import Strings, read_only, strings_of
-from ._join import cell_starts, group_by_cell, order_cells
-from ._pairs import Docnos, PairBuilder, find_pairs
-from ._tokenize import RunColumns, Workspace, read_run_file
+from ._docnos import Strings, strings_of
+from ._join import cell_starts
+from ._pairs import PairBuilder, find_pairs
+from ._reading import Interned, ranked, read_interned
+from ._tokenize import Workspace
 from .._validate import FLAG, Interval, NONE, Options, check
 from ..errors import InputError
 from ..progress import Bar
-from .files import physical_memory, text_size
-from .readers import SYSTEM_COLUMNS, is_record, read_run, run_name
+from .files import BLOCK_BYTES, physical_memory, text_size
+from .readers import SYSTEM_COLUMNS, is_record, run_name
 from .store import MANIFEST, check_arrays, map_arrays, read_manifest, write_folder
 
 __all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "run_groups", "open_runs", "is_run_store",
@@ -146,57 +147,6 @@ def named_runs(runs) -> list:
         return named
     raise TypeError(f"{_RUNS_ACCEPTED}; got {type(runs).__name__}")
 
-
-
-def _columns(source, ties: str, workspace: Workspace) -> RunColumns:
-    """One run's columns in input order: the fast file reader, else the careful reader."""
-    if isinstance(source, (str, os.PathLike)):
-        columns = read_run_file(source, ties, workspace)
-        if columns is not None:
-            return columns
-    frame = read_run(source)  # the careful reader: precise errors, every accepted form
-    scores = frame["score"].to_numpy(np.float64)
-    if ties == "float32":
-        with np.errstate(over="ignore"):  # beyond float32 range: inf, as trec_eval's (float) cast
-            scores = scores.astype(np.float32)
-    topic_ids, topics = strings_of(frame["topic"].to_numpy())
-    doc_ids, docnos = strings_of(frame["docno"].to_numpy())
-    # the blob read-only, as a file's bytes are (cwla.data._docnos.read_only): one compiled kernel for both
-    return RunColumns(topic_ids, topics.tolist(), read_only(docnos.blob), docnos.offsets[doc_ids],
-                      docnos.offsets[doc_ids + 1], docnos.hashes[doc_ids], scores)
-
-
-@attrs.frozen(eq=False)
-class _Part:
-    """One run read and ordered: its topics (sorted), the length of each topic's ranking, the rankings
-    back to back (position j holds row ``rows[j]`` of ``docnos``) and their scores."""
-
-    topics: list
-    lengths: np.ndarray
-    rows: np.ndarray
-    docnos: Docnos
-    scores: np.ndarray
-
-
-def _part(source, ties: str, order: str, workspace: Workspace) -> _Part:
-    """One run read and ordered; its rows and docnos are views of ``workspace``'s arrays."""
-    columns = _columns(source, ties, workspace)
-    labels = sorted(columns.topics)
-    position = {t: i for i, t in enumerate(labels)}
-    rank = np.array([position[t] for t in columns.topics], dtype=np.int64)  # first-seen id -> sorted position
-    idx = workspace.array("rows", len(columns.topic_ids), np.int32)
-    starts, lengths = group_by_cell(columns.topic_ids, rank, len(labels), idx)
-    if order == "trec_eval":
-        order_cells(idx, starts, lengths, columns.scores, columns.doc_starts, columns.doc_ends, columns.blob)
-    docnos = Docnos(columns.blob, columns.doc_starts, columns.doc_ends, columns.doc_hashes)
-    return _Part(labels, lengths, idx, docnos, columns.scores[idx])
-
-
-def _raise_duplicate(name, source, part: _Part, position: int):
-    """Let the careful reader name the file and lines of a duplicated docno."""
-    read_run(source)
-    topic = part.topics[int(np.searchsorted(np.cumsum(part.lengths), position, side="right"))]
-    raise InputError(f"run {name!r}: docno {part.docnos[part.rows[position]]!r} appears twice for topic {topic!r}")
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -513,8 +463,9 @@ def group_bytes() -> int:
     """The text budget of a group of run files: :data:`GROUP_BYTES` if set, else a sixth of the machine's
     physical memory, between 256 MiB and 8 GiB (1 GiB where the memory size is unknown).
 
-    A group costs (measured) 0.5-1 bytes a byte of run text, its rankings, pairs and tables, plus the
-    reader threads' scratch (about twice the file each reads): a sixth of the memory leaves room for the rest."""
+    A group costs (measured) 0.5-1 bytes a byte of run text, its rankings, pairs and tables, plus a block
+    of text (:data:`cwla.data.files.BLOCK_BYTES`) and its arrays per reader thread: a sixth of the memory
+    leaves room for the rest."""
     if GROUP_BYTES is not None:
         return GROUP_BYTES
     memory = physical_memory()
@@ -642,30 +593,34 @@ def read_named(named: list, *, workers: int | None = None, ties: str = "float32"
     for _ in range(workers):
         workspaces.put(Workspace())
 
-    def read(r: int) -> tuple:
-        """Run r read, ordered and interned (into the shared pair tables)."""
+    def read(r: int) -> Interned:
+        """Run r read and interned (into the shared pair tables), a block at a time."""
         workspace = workspaces.get()
         try:
-            part = _part(named[r][1], ties, order, workspace)
-            # room for the pairs of a few runs like this one (a guess; more grows the tables)
-            ids, duplicate = pairs.add(r, part.topics, part.lengths, part.rows, part.docnos, min(len(named), 4))
-            if duplicate >= 0:
-                _raise_duplicate(*named[r], part, duplicate)
-            return part.topics, part.lengths, ids, part.scores
+            return read_interned(r, names[r], named[r][1], ties, pairs, len(named), workspace, BLOCK_BYTES)
         finally:
             workspaces.put(workspace)
 
     bar = Bar(len(named), "reading runs", unit="files")
-    results = []
-    for r, result in enumerate(_in_order(read, range(len(named)), workers)):
-        results.append(result)
+    runs = []
+    for r, interned in enumerate(_in_order(read, range(len(named)), workers)):
+        runs.append(interned)
         bar(r + 1)
-    topics, lengths, doc_ids, scores = (list(column) for column in zip(*results))
-    labels = sorted(set().union(*topics))
-    pair_starts, docnos = pairs.freeze(labels, list(zip(topics, lengths, doc_ids)), workers)
+    for _ in range(workers):  # the scratch arrays freed
+        workspaces.get()
+    labels = sorted(set().union(*(run.cell_labels for run in runs)))
+    pair_starts, docnos = pairs.freeze(labels, [run.cells() for run in runs], workers)
+
+    def rank(r: int) -> tuple:
+        """Run r's rankings; its read form dropped as soon as they are made."""
+        interned, runs[r] = runs[r], None
+        return ranked(interned, order, docnos)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        run_topics, lengths, doc_ids, scores = (list(column) for column in zip(*pool.map(rank, range(len(runs)))))
     table = np.zeros((len(named), len(labels)), dtype=np.int64)
     index = pd.Index(labels)
-    for r, (run_topics, run_lengths) in enumerate(zip(topics, lengths)):
-        table[r, index.get_indexer(run_topics)] = run_lengths
+    for r, (topics, run_lengths) in enumerate(zip(run_topics, lengths)):
+        table[r, index.get_indexer(topics)] = run_lengths
     return RunSet(names=tuple(names), topics=tuple(labels), docnos=docnos, pair_starts=pair_starts, lengths=table,
                   doc_ids=tuple(doc_ids), scores=tuple(scores), ties=ties, order=order)
