@@ -203,6 +203,9 @@ def text_blocks(path, what: str, *, layout: str | None = None, block_bytes: int 
     with _opened(path, what, layout, error) as fh:
         head = fh.read(len(GZIP_MAGIC))
         source = _Gunzipping(fh, head, label, error) if head == GZIP_MAGIC else _Prefixed(fh, head)
+        info = os.fstat(fh.fileno())
+        if stat.S_ISREG(info.st_mode) and head != GZIP_MAGIC:  # a plain file smaller than a block: its size
+            block_bytes = max(1, min(block_bytes, info.st_size + 1))
         buf = np.empty(block_bytes, dtype=np.uint8)
         fill, first = 0, True
         while True:

@@ -175,8 +175,25 @@ class _Setup:
             if self.max_docs is not None:
                 col = col.truncated(self.max_docs)
             the_plans = the_plans or plans(col, resolved, labels, max_cost)  # the qrels' side: once
-            parts.append((col, scores(col, resolved, the_plans, (max_cost, min_cost), self.want)))
+            parts.append((_Axes.of(col), scores(col, resolved, the_plans, (max_cost, min_cost), self.want)))
+            del col  # a group's collection is not kept while the next group is read
         return _assemble(parts, the_plans, resolved, labels, [self.requested[i] for i in rows], self.want, reported)
+
+
+@attrs.frozen(eq=False)
+class _Axes:
+    """What an Evaluation keeps of a group's Collection: its runs and topics, which (run, topic) rankings
+    exist, and the topics each run misses or the qrels ignore."""
+
+    runs: tuple
+    topics: tuple
+    present: np.ndarray
+    missing_topics: dict
+    ignored_topics: dict
+
+    @classmethod
+    def of(cls, col: Collection) -> "_Axes":
+        return cls(col.runs, col.topics, col.present, col.missing_topics, col.ignored_topics)
 
 
 def _intents(measure):
@@ -422,9 +439,15 @@ class Evaluator(Displayed):
         if self._runs is not None:
             return self._setup.score([self._join(judgements, self._runs)], rows)
         setup = self._setup
-        groups = (read_named(group, workers=setup.option("workers"), ties=setup.option("ties"),
-                             order=setup.option("order")) for group in self._groups)
-        return setup.score((self._join(judgements, run_set) for run_set in groups), rows)
+        def joined():
+            """Each group read and joined; neither its runs nor its collection kept once scored."""
+            for group in self._groups:
+                col = self._join(judgements, read_named(group, workers=setup.option("workers"),
+                                                        ties=setup.option("ties"), order=setup.option("order")))
+                yield col
+                del col
+
+        return setup.score(joined(), rows)
 
     def _score_intents(self, qrels, rows: list[int]) -> Evaluation:
         """The metrics at ``rows``, some with ``intents``, on subtopic qrels (:mod:`cwla.scoring.intents`): the

@@ -153,6 +153,36 @@ def test_files_beyond_the_group_budget_are_streamed(files, monkeypatch):
         evaluator.runs
 
 
+def test_a_streamed_group_is_released_before_the_next_is_read(files, monkeypatch):
+    """Memory holds one group at a time: when a group is read, no earlier group's RunSet or Collection is
+    alive (they were kept until the end, and the previous one during the next read: issue 36)."""
+    import gc
+    import weakref
+
+    qrels, paths = files
+    monkeypatch.setattr(runset_module, "GROUP_BYTES", 1)  # one file a group
+    made, alive_at_reads = [], []
+    read, join = evaluator_module.read_named, cwla.Evaluator._join
+
+    def reading(*args, **kwargs):
+        gc.collect()
+        alive_at_reads.append(sum(ref() is not None for ref in made))
+        run_set = read(*args, **kwargs)
+        made.append(weakref.ref(run_set))
+        return run_set
+
+    def joining(self, judgements, runs):
+        col = join(self, judgements, runs)
+        made.append(weakref.ref(col))
+        return col
+
+    monkeypatch.setattr(evaluator_module, "read_named", reading)
+    monkeypatch.setattr(cwla.Evaluator, "_join", joining)
+    ev = cwla.evaluate(qrels, paths, METRICS)
+    assert len(alive_at_reads) == len(paths) > 1 and alive_at_reads == [0] * len(paths)
+    assert ev.runs == tuple(cwla.Evaluator(paths, METRICS).run_names)
+
+
 def test_a_short_repr_and_the_axes(data):
     _, runs = data
     evaluator = cwla.Evaluator(runs, METRICS)
