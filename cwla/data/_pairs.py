@@ -88,8 +88,9 @@ def _insert_run(run, cell_topic, cell_starts, cell_lengths, rows, row_blob, row_
     ``cell_starts[c]:cell_starts[c] + cell_lengths[c]``; position j holds the row ``rows[j]``, whose docno
     is ``row_blob[row_starts[k]:row_ends[k]]`` with hash ``row_hash[k]`` (k = ``rows[j]``).
 
-    A slot holds ``(low 32 bits of the hash) << 32 | (pair id + 1)``, 0 when empty; a topic's region
-    doubles when half full. ``out[j]`` becomes the pair id of position j. Starts at cell ``first_cell``,
+    A slot holds ``(low 32 bits of the hash) << 32 | (pair id + 1)``, 0 when empty; a topic's first region
+    holds its first cell at most a quarter full (a region that starts small and doubles through every size
+    on its way leaves each smaller one unused behind it); a region doubles when half full. ``out[j]`` becomes the pair id of position j. Starts at cell ``first_cell``,
     position ``first_row`` (-1: the cell's first); returns ``(n_pairs, slots_used, status, cell,
     position)``: status -1 when done, -2 when ``slots`` is full (grow it and call again from ``cell``,
     ``position``), else a position whose pair the run already retrieved (the same docno twice for a
@@ -101,11 +102,14 @@ def _insert_run(run, cell_topic, cell_starts, cell_lengths, rows, row_blob, row_
         k = first_row if c == first_cell and first_row >= 0 else cell_starts[c]
         end = cell_starts[c] + cell_lengths[c]
         t = cell_topic[c]
-        if reg_size[t] == 0:
-            if slots_used + 16 > slots.shape[0]:
+        if reg_size[t] == 0:  # the topic's first region: room for its first cell at a quarter full
+            size = np.int64(16)  # typed: no literal version
+            while size < 4 * (end - k) and size < 2**20:
+                size *= 2
+            if slots_used + size > slots.shape[0]:
                 return n_pairs, slots_used, -2, c, k
-            reg_start[t], reg_size[t] = _new_region(slots, slots_used, np.int64(16))  # typed: no literal version
-            slots_used += 16
+            reg_start[t], reg_size[t] = _new_region(slots, slots_used, size)
+            slots_used += size
             first_pair[t] = n_pairs
         # the topic's table, and the pairs of its first cell (most of its pairs: later runs add fewer), read
         # in order before the probes when the cell probes enough of them (a short ranking against a large

@@ -48,7 +48,8 @@ from .readers import SYSTEM_COLUMNS, is_record, run_name
 from .store import MANIFEST, check_arrays, map_arrays, read_manifest, write_folder
 
 __all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "run_groups", "open_runs", "is_run_store",
-           "default_workers", "check_ties", "check_order", "TIES", "ORDERS", "STORE_FORMAT", "STORE_VERSION"]
+           "default_workers", "group_bytes", "stream_bytes", "check_ties", "check_order", "TIES", "ORDERS",
+           "STORE_FORMAT", "STORE_VERSION"]
 
 TIES = ("float32", "float64")
 ORDERS = ("trec_eval", "file")
@@ -472,6 +473,20 @@ def group_bytes() -> int:
     if memory is None:  # not POSIX (Windows), or not known
         return 2**30
     return int(min(max(memory // 6, 2**28), 2**33))
+
+
+#: the text budget of a group of run files evaluated once (:func:`cwla.evaluate`, ``cwla eval``): memory then holds
+#: one such group, whatever the number of runs (see :func:`stream_bytes`)
+STREAM_BYTES = 512 * 2**20
+
+
+def stream_bytes() -> int:
+    """The text budget of a group of run files read, joined and scored once (:func:`cwla.evaluate`): the
+    smaller of :data:`STREAM_BYTES` and :func:`group_bytes`. Memory then holds one group's runs, pairs and
+    collection, whatever the number of runs, for some more time: each group interns its pairs and looks the
+    qrels up afresh (docs/decisions.md, "The run store", has the figures). An :class:`cwla.Evaluator`, which
+    scores its runs under many qrels, holds up to :func:`group_bytes`."""
+    return min(STREAM_BYTES, group_bytes())
 
 
 def file_groups(named: list, budget: int | None = None) -> list[list]:

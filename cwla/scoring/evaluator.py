@@ -24,7 +24,8 @@ import pandas as pd
 from .._display import Displayed, Shown, count_text, short_labels
 from .._validate import FLAG, NONE, Instance, Interval, check, fmt
 from ..data.collection import Collection, Judgements, join, join_costs
-from ..data.runset import RunSet, check_order, check_ties, file_groups, named_runs, read_named, read_runs
+from ..data.runset import (RunSet, check_order, check_ties, file_groups, named_runs, read_named, read_runs,
+                           stream_bytes)
 from ..errors import CwlaError, ParameterError
 from ..metrics.aggregations import ERRAgg
 from ..metrics.browsing import ERR, MAX_CUTOFF
@@ -286,17 +287,18 @@ class Evaluator(Displayed):
         self._start(_Setup.of(metrics, options, stacklevel=3), runs, check(hold, "hold", FLAG, func="Evaluator"))
 
     @classmethod
-    def _with(cls, setup: _Setup, runs) -> Evaluator:
-        """An Evaluator of an already checked setup (for :func:`evaluate`, which reads the qrels in between)."""
+    def _with(cls, setup: _Setup, runs, budget: int | None = None) -> Evaluator:
+        """An Evaluator of an already checked setup (for :func:`evaluate`, which reads the qrels in between);
+        run files in groups of ``budget`` bytes of text (default :func:`cwla.data.runset.group_bytes`)."""
         evaluator = cls.__new__(cls)
-        evaluator._start(setup, runs, False)
+        evaluator._start(setup, runs, False, budget)
         return evaluator
 
-    def _start(self, setup: _Setup, runs, hold: bool) -> None:
+    def _start(self, setup: _Setup, runs, hold: bool, budget: int | None = None) -> None:
         self._setup, self._prepared = setup, weakref.WeakSet()
-        self._runs, self._groups = self._read(runs, hold)
+        self._runs, self._groups = self._read(runs, hold, budget)
 
-    def _read(self, runs, hold: bool) -> tuple[RunSet | None, list | None]:
+    def _read(self, runs, hold: bool, budget: int | None) -> tuple[RunSet | None, list | None]:
         """``(RunSet, None)``, or ``(None, groups)`` for run files read a group at a time (unless ``hold``);
         (None, None) without runs."""
         if runs is None:
@@ -304,7 +306,7 @@ class Evaluator(Displayed):
         ties, order, workers = self._setup.option("ties"), self._setup.option("order"), self._setup.option("workers")
         if hold or isinstance(runs, RunSet) or (isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs)):
             return read_runs(runs, workers=workers, ties=ties, order=order), None
-        groups = file_groups(named_runs(runs))  # named and checked once
+        groups = file_groups(named_runs(runs), budget)  # named and checked once
         if len(groups) == 1:
             return read_named(groups[0], workers=workers, ties=ties, order=order), None
         return None, groups
@@ -571,8 +573,8 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
     workers : int, optional
         Threads that read run files (default: the number of CPUs, at most 4). Run files are
         read, joined and scored a group at a time (consecutive files of up to
-        :func:`cwla.data.runset.group_bytes` of text, at least one file), so memory holds the qrels
-        and one group, never every run; other runs are read at once. The result is the same.
+        :func:`cwla.data.runset.stream_bytes` of text, 512 MiB, at least one file), so memory holds the
+        qrels and one group, never every run; other runs are read at once. The result is the same.
     costs : path, DataFrame, dict, iterable, object with ``to_dict()``, or Judgements; optional
         Per-document costs (see :func:`cwla.data.readers.read_costs`): a file shaped as TREC qrels
         whose fourth column is the cost (``qid 0 docno cost``), a frame ``topic, docno, cost`` (or
@@ -615,5 +617,5 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
         subtopics = Subtopics.of(qrels)
         return Evaluator._with(setup, runs).score(subtopics)
     judgements = Judgements.of(qrels)  # the qrels first: a bad qrels file fails before the runs are read
-    return Evaluator._with(setup, runs).score(judgements)
+    return Evaluator._with(setup, runs, stream_bytes()).score(judgements)  # scored once: small groups
 

@@ -551,3 +551,20 @@ def test_the_programs_freeze_their_objects_at_the_exit_and_keep_main_s_exit_code
         done = subprocess.run([sys.executable, "-c", runs.format(package=package)], capture_output=True, text=True,
                               timeout=120)
         assert done.stdout.strip().splitlines()[-2:] == ["exit 0 True", "at exit False True"], (package, done.stderr)
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt: Linux")
+def test_the_programs_return_freed_memory_to_the_system(monkeypatch):
+    """Issue 36: both programs fix glibc's mmap threshold before they run (a reader's blocks, a group's runs and
+    pairs go back to the system when freed); on glibc the call succeeds."""
+    import platform
+
+    import cwla.bridges.cli as cli
+    import discpower.reports.cli as dcli
+
+    calls = []
+    monkeypatch.setattr(cli, "return_freed_memory", lambda: calls.append(1) or True)
+    monkeypatch.setattr(sys, "argv", ["x", "--version"])
+    assert [module.program() for module in (cli, dcli)] == [0, 0] and len(calls) == 2
+    monkeypatch.undo()
+    if platform.libc_ver()[0] == "glibc":
+        assert cli.return_freed_memory() is True

@@ -183,6 +183,21 @@ def test_a_streamed_group_is_released_before_the_next_is_read(files, monkeypatch
     assert ev.runs == tuple(cwla.Evaluator(paths, METRICS).run_names)
 
 
+def test_evaluate_streams_past_stream_bytes_an_evaluator_holds_up_to_group_bytes(files, monkeypatch):
+    """cwla.evaluate scores once: run files past cwla.data.runset.stream_bytes() of text go a group at a time;
+    an Evaluator (many scores) holds them up to group_bytes(). Same values either way."""
+    qrels, paths = files
+    held = cwla.evaluate(qrels, paths, METRICS)
+    reads = []
+    read = evaluator_module.read_named
+    monkeypatch.setattr(evaluator_module, "read_named", lambda *a, **k: reads.append(1) or read(*a, **k))
+    monkeypatch.setattr(runset_module, "STREAM_BYTES", 1)
+    assert runset_module.stream_bytes() == 1
+    same(cwla.evaluate(qrels, paths, METRICS), held)
+    assert len(reads) == len(paths)
+    assert not cwla.Evaluator(paths, METRICS).streamed
+
+
 def test_a_short_repr_and_the_axes(data):
     _, runs = data
     evaluator = cwla.Evaluator(runs, METRICS)
