@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import cwla
     import discpower
-    from discpower import sweeps
+    from discpower.qrels import sweeps
 
     print(f"before: {_uptime()}")
     discpower.warmup()

@@ -42,7 +42,8 @@ __all__ = [
     "warmup", "cache_dir", "synthetic", "__version__",
 ]
 
-#: where each module of the flat layout (before the layers) lives now; the old paths keep working
+#: where each module of the flat layout (before the layers) lives now; the old paths keep working, with a
+#: DeprecationWarning (cwla._moved)
 MOVED = {
     "_types": "typing", "_files": "data.files", "_declare": "metrics._declare", "gains": "metrics.gains",
     "aggregations": "metrics.aggregations", "browsing": "metrics.browsing", "counting": "metrics.counting",
@@ -52,9 +53,9 @@ MOVED = {
     "kernels": "scoring.kernels", "evaluation": "scoring.evaluator", "warmup": "scoring.warmup",
     "cli": "bridges.cli", "cwl": "bridges.cwl", "ir_measures": "bridges.ir_measures",
 }
-#: names an old module held that another module holds now (the old path still has them)
-BORROWED = {"gains": {"parse_gain": "metrics.text"}, "browsing": {"register_model": "metrics.register"}}
-keep_old_paths("cwla", MOVED, BORROWED)
+#: names an old module had that other modules hold now: its old path gives them too
+ELSEWHERE = {"gains": {"parse_gain": "metrics.text"}, "browsing": {"register_model": "metrics.register"}}
+keep_old_paths("cwla", MOVED, public={*__all__, "ir_measures"}, elsewhere=ELSEWHERE)
 
 
 def __getattr__(name: str) -> object:
@@ -69,6 +70,6 @@ def __getattr__(name: str) -> object:
         except ImportError as err:  # hasattr(cwla, "ir_measures") is then False
             raise AttributeError(f"cwla.ir_measures needs the ir_measures package (pip install ir-measures): "
                                  f"{err}") from err
-    if name in MOVED:
-        return importlib.import_module(f"cwla.{MOVED[name]}")
+    if name in MOVED:  # (an old path that is not a public name: what its import gives, with the warning)
+        return importlib.import_module(f"cwla.{name}")
     raise AttributeError(f"module 'cwla' has no attribute {name!r}")

@@ -44,7 +44,8 @@ from .warmup import warmup
 __all__ = ["DiscpowerError", *_stats_names, *_metrics_names, *_qrels_names, *_reports_names, "warmup",
            "__version__"]
 
-#: where each module of the flat layout (before the layers) lives now; the old paths keep working
+#: where each module of the flat layout (before the layers) lives now; the old paths keep working, with a
+#: DeprecationWarning (keep_old_paths)
 MOVED = {
     "_types": "typing", "_rng": "stats.rng", "tukey": "stats.tukey", "significance": "stats.significance",
     "result": "stats.result", "power": "stats.power", "similarity": "stats.similarity",
@@ -53,7 +54,7 @@ MOVED = {
     "stability": "qrels.stability", "simulation": "qrels.simulation", "sweeps": "qrels.sweeps",
     "cluster": "qrels.cluster", "compare": "reports.systems", "io": "reports.io", "cli": "reports.cli",
 }
-keep_old_paths("discpower", MOVED)
+keep_old_paths("discpower", MOVED, public=__all__)
 
 
 def __getattr__(name: str) -> object:
@@ -61,5 +62,5 @@ def __getattr__(name: str) -> object:
     if name in MOVED:
         import importlib
 
-        return importlib.import_module(f"discpower.{MOVED[name]}")
+        return importlib.import_module(f"discpower.{name}")  # the old path, with its warning
     raise AttributeError(f"module 'discpower' has no attribute {name!r}")

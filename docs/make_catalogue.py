@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 import cwla
-from cwla import aggregations, browsing, counting, cwl, gains, text
-from cwla.metrics import intents, summary
+from cwla.bridges import cwl
+from cwla.metrics import aggregations, browsing, counting, gains, intents, summary, text
 
 OUT = Path(__file__).with_name("metrics.md")
 

@@ -4,6 +4,8 @@ internal module, each concept declared once, and every old module path still wor
 import ast
 import importlib
 import json
+import sys
+import warnings
 import re
 from pathlib import Path
 
@@ -137,15 +139,56 @@ def test_the_layers_import_downwards_only():
 
 
 @pytest.mark.parametrize("package", [cwla, discpower])
-def test_every_old_module_path_is_the_module_now(package):
+def test_every_old_module_path_gives_the_module_now(package):
+    """A public name among the old paths is the module itself; any other old path gives the module's names,
+    the very same objects (cwla._moved.OldPath)."""
+    from cwla._moved import OldPath
+
     for old, new in package.MOVED.items():
         if old == "ir_measures":
             pytest.importorskip("ir_measures")
-        module = importlib.import_module(f"{package.__name__}.{old}")
-        assert module is importlib.import_module(f"{package.__name__}.{new}")
-        assert module.__name__ == f"{package.__name__}.{new}"  # its own name kept (pickles, reprs)
-        if old not in package.__all__:  # cwla.warmup is the function, as it always was
-            assert getattr(package, old) is module
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # (test_an_old_path_warns_once_where_imported)
+            module = importlib.import_module(f"{package.__name__}.{old}")
+        target = importlib.import_module(f"{package.__name__}.{new}")
+        assert target.__name__ == f"{package.__name__}.{new}"  # its own name kept (pickles, reprs)
+        if old in package.__all__ or old == "ir_measures":
+            assert module is target
+            continue
+        assert isinstance(module, OldPath) and getattr(package, old) is module
+        names = getattr(target, "__all__", [n for n in vars(target) if not n.startswith("_")])
+        assert names and all(getattr(module, name) is getattr(target, name) for name in names), old
+
+
+@pytest.mark.parametrize("package", [cwla, discpower])
+def test_an_old_path_warns_once_where_imported(package, monkeypatch):
+    """Issue 40: importing an old module path (or reading it as the package's attribute) gives a
+    DeprecationWarning that names the new path and the release that removes the old one, pointed at the
+    importing line; the package's public names among the old paths (cwla.synthetic, cwla.warmup, ...) do not."""
+    from cwla._moved import REMOVED_IN
+
+    for old, new in package.MOVED.items():
+        full = f"{package.__name__}.{old}"
+        if old in package.__all__ or old == "ir_measures":
+            if old in package.__all__:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", DeprecationWarning)
+                    importlib.import_module(full)
+            continue
+        monkeypatch.delitem(sys.modules, full, raising=False)
+        with pytest.warns(DeprecationWarning) as caught:
+            importlib.import_module(full)
+        assert [str(w.message) for w in caught] == [
+            f"{full} is deprecated and is removed in release {REMOVED_IN}: use {package.__name__}.{new}"]
+        monkeypatch.delitem(sys.modules, full)
+        monkeypatch.delattr(package, old)
+        with pytest.warns(DeprecationWarning, match=f"use {package.__name__}.{new}") as caught:
+            getattr(package, old)  # read as an attribute first
+        assert caught[0].filename == __file__
+    monkeypatch.delitem(sys.modules, "cwla.runset", raising=False)
+    with pytest.warns(DeprecationWarning) as caught:
+        import cwla.runset  # noqa: F401
+    assert caught[0].filename == __file__  # the warning points at the import, not at importlib
 
 
 def test_old_paths_give_the_very_same_functions():
@@ -204,8 +247,13 @@ def test_old_paths_keep_every_public_name_they_had(old):
     assert [name for name in OLD_PUBLIC[old] if not hasattr(module, name)] == []
 
 
-def test_names_an_old_module_borrowed_are_the_same_objects():
-    from cwla.gains import parse_gain
+def test_names_an_old_module_had_from_elsewhere_are_the_same_objects(monkeypatch):
+    """cwla.gains.parse_gain lives in the metric language now: the old path gives it (cwla.ELSEWHERE), and
+    cwla.metrics.gains is not patched with it."""
+    monkeypatch.delitem(sys.modules, "cwla.gains", raising=False)
+    with pytest.warns(DeprecationWarning, match="use cwla.metrics.gains"):
+        from cwla.gains import parse_gain
+    assert not hasattr(cwla.metrics.gains, "parse_gain")
 
     assert parse_gain is cwla.parse_gain and parse_gain("linear:3") == cwla.Linear(3)
 
@@ -223,3 +271,14 @@ def test_run_groups_at_its_old_path_groups_files_as_the_evaluator_does(tmp_path)
     read = cwla.read_runs(paths)
     assert list(run_groups(read)) == [read]
     assert list(run_groups(runs)) == [runs]  # frames: one group, as they are
+
+
+def test_every_error_is_a_library_error():
+    """Issue 40: no bare ``raise ValueError(`` or ``raise TypeError(`` in either package: a CwlaError (or
+    DiscpowerError), which is a ValueError, or a ParameterError, which is both, so that old except clauses
+    still catch them and a caller can tell the library's errors from others."""
+    bare = [f"{path.relative_to(ROOT).as_posix()}:{number}" for package in PACKAGES
+            for path in (ROOT / package).rglob("*.py")
+            for number, line in enumerate(path.read_text().splitlines(), 1)
+            if re.search(r"\braise (ValueError|TypeError)\(", line)]
+    assert bare == []
