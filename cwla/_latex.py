@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Sequence
+from .errors import CwlaError
 
 import numpy as np
 import pandas as pd
@@ -96,7 +97,7 @@ def grid(spec: str, header: Sequence[str], rows: Iterable[Sequence[str]], *, rul
     for k, cells in enumerate([header, *rows]):
         if len(cells) != width:
             what = "the header" if k == 0 else f"row {k}"
-            raise ValueError(f"{what} has {len(cells)} cells for the {width} columns of {spec!r}")
+            raise CwlaError(f"{what} has {len(cells)} cells for the {width} columns of {spec!r}")
     top, mid, bottom = ("\\toprule", "\\midrule", "\\bottomrule") if booktabs else ("\\hline",) * 3
     lines = [f"\\begin{{tabular}}{{{spec}}}", top, row(header), mid]
     for k, cells in enumerate(rows):

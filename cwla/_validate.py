@@ -27,7 +27,7 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
-from .errors import ParameterError
+from .errors import CwlaError, ParameterError
 
 __all__ = ["check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE",
            "fmt", "strict_int", "strict_float", "finite_float", "optional_float"]
@@ -46,20 +46,20 @@ def _is_number(value: object) -> bool:
 def strict_int(value: object) -> int:
     """An int from an int or an integral float; a bool, a string or 2.5 is a TypeError."""
     if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"expected an integer, got {value!r}")
+        raise ParameterError(f"expected an integer, got {value!r}")
     try:
         integral = float(value).is_integer()
     except OverflowError:
-        raise ValueError(f"expected an integer of a usable size, got {str(value)[:20]}...") from None
+        raise CwlaError(f"expected an integer of a usable size, got {str(value)[:20]}...") from None
     if not integral:
-        raise TypeError(f"expected an integer, got {value!r}")
+        raise ParameterError(f"expected an integer, got {value!r}")
     return int(value)
 
 
 def strict_float(value: object) -> float:
     """A float from a real number; a bool or a string is a TypeError."""
     if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"expected a number, got {value!r}")
+        raise ParameterError(f"expected a number, got {value!r}")
     return float(value)
 
 
@@ -68,9 +68,9 @@ def finite_float(value: object) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"expected a number, got {value!r}") from None
+        raise ParameterError(f"expected a number, got {value!r}") from None
     if not math.isfinite(x):
-        raise ValueError(f"expected a finite number, got {value!r}")
+        raise CwlaError(f"expected a finite number, got {value!r}")
     return x
 
 
@@ -240,7 +240,7 @@ def optional_flag(name: str, owner: str) -> Callable[[object], bool | None]:
     def convert(value: object) -> bool | None:
         if value is None or isinstance(value, (bool, np.bool_)):
             return None if value is None else bool(value)
-        raise TypeError(f"{name!r} of {owner} must be True, False or None: {_shown(value)}")
+        raise ParameterError(f"{name!r} of {owner} must be True, False or None: {_shown(value)}")
 
     return convert
 

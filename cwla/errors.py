@@ -10,9 +10,9 @@ class CwlaError(ValueError):
 
 
 class ParameterError(CwlaError, TypeError):
-    """A parameter outside what a function accepts: a ValueError and a TypeError both (as scikit-learn's
-    InvalidParameterError), whichever its caller catches; the message is the one template of
-    :func:`cwla._validate.check`."""
+    """A parameter outside what a function accepts, or of a type it does not take: a ValueError and a TypeError
+    both (as scikit-learn's InvalidParameterError), whichever its caller catches. :func:`cwla._validate.check`
+    gives the one message template; every error of a wrong type that cwla and discpower raise is one."""
 
 
 class InputError(CwlaError):

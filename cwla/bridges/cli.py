@@ -250,7 +250,7 @@ def _cmd_cwl(args) -> int:
     from .cwl import cwl_eval
 
     if args.max_depth < 1:
-        raise ValueError(f"--max_depth must be an integer >= 1, got {args.max_depth}")
+        raise CwlaError(f"--max_depth must be an integer >= 1, got {args.max_depth}")
     _check_cwl_files(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -392,7 +392,7 @@ def metric_texts(args, default_metric: str | None = DEFAULT_METRIC) -> list[str]
 
     texts = args.metrics or ([default_metric] if default_metric else None)
     if not texts:
-        raise ValueError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
+        raise CwlaError("no metric given: add -m METRIC (e.g. -m nDCG@10)")
     names = {}  # a measure asked twice (-m map -m map, -m P.5,10 -m P.10) is evaluated once, as in trec_eval
     for name in (name for text in _nicknames_expanded(texts, args) for name in expand_trec_names(text)):
         names.setdefault(trec_name(name) or name.strip(), name)
@@ -433,13 +433,13 @@ def evaluation_options(args) -> dict:
         value = getattr(args, option)
         if value is not None and value != "all" and value < 1:
             flag = "-M" if option == "max_docs" else f"--{option}"
-            raise ValueError(f"{flag} must be an integer >= 1, got {value}")
+            raise CwlaError(f"{flag} must be an integer >= 1, got {value}")
     rel = args.rel
     if rel is not None and not (math.isfinite(rel) and rel > 0):
-        raise ValueError(f"-l must be a finite number > 0 (the lowest relevant grade), got {rel:g}")
+        raise CwlaError(f"-l must be a finite number > 0 (the lowest relevant grade), got {rel:g}")
     gain = parse_gain(args.gain) if args.gain is not None else None
     if rel is not None and isinstance(gain, Binary) and gain.threshold is not None and gain.threshold != rel:
-        raise ValueError(f"-l {_number(rel)} contradicts --gain {args.gain}: give one of them")
+        raise CwlaError(f"-l {_number(rel)} contradicts --gain {args.gain}: give one of them")
     return {"gain": gain, "cutoff": args.cutoff, "depth": args.depth, "stop": True if args.stop else None,
             "order": args.order, "rel": rel, "max_docs": args.max_docs,
             "judged_only": True if args.judged_only else None, "ties": args.ties,
@@ -472,7 +472,7 @@ def _cmd_eval(args) -> int:
         return _cmd_trec_prefs(args) if args.rel_format != "qrels" else _cmd_trec_eval(args)
     for flag, value in (("-Z", args.zscores), ("-N", args.docs), ("-R", None if args.rel_format == "qrels" else 1)):
         if value is not None:
-            raise ValueError(f"{flag} is trec_eval's: it applies with --format trec")
+            raise CwlaError(f"{flag} is trec_eval's: it applies with --format trec")
     metrics, options = scoring_options(args)
     labels, parsed = list(metrics), list(metrics.values())
     given = {"gain": args.gain, "cutoff": args.cutoff, "depth": args.depth, "stop": options["stop"],
@@ -513,7 +513,7 @@ def _cmd_trec_prefs(args) -> int:
                                          ("--cutoff", args.cutoff), ("--depth", args.depth), ("--stop", args.stop))
                if given]
     if refused:
-        raise ValueError(f"{', '.join(refused)} do not apply to -R {args.rel_format} (trec_eval's preference and "
+        raise CwlaError(f"{', '.join(refused)} do not apply to -R {args.rel_format} (trec_eval's preference and "
                          f"judgement-group measures)")
     convention = args.trec_eval or 9
     with warnings.catch_warnings(record=True) as caught:
@@ -537,7 +537,7 @@ def _cmd_trec_eval(args) -> int:
 
     convention = args.trec_eval or 9
     if args.docs is not None and not (math.isfinite(args.docs) and args.docs >= 0):
-        raise ValueError(f"-N must be a number of documents >= 0, got {args.docs:g}")
+        raise CwlaError(f"-N must be a number of documents >= 0, got {args.docs:g}")
     names, length = trec_measures(args.metrics, convention, docs=args.docs or 0.0)
     measures = {name: text for name, text in names.items() if text is not None}
     options = evaluation_options(args)
@@ -635,7 +635,7 @@ def _eval_report(args, ev, given: dict, read_as: str) -> str:
 
     wide = args.format in ("wide", "markdown")
     if wide and (args.per_topic or args.nosummary):
-        raise ValueError(f"--format {args.format} prints the runs x metrics table of the means; for the value of "
+        raise CwlaError(f"--format {args.format} prints the runs x metrics table of the means; for the value of "
                          f"every topic use -q{' -n' if args.nosummary else ''} with --format tsv, jsonl or trec")
     if wide:
         means = ev.means()

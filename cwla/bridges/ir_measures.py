@@ -65,7 +65,7 @@ except ImportError as _err:  # pragma: no cover - depends on the environment
 from ..typing import QrelsLike, RunLike
 from ..data.collection import Judgements
 from ..metrics.counting import CountingMeasure
-from ..errors import CwlaError, MetricSyntaxError
+from ..errors import CwlaError, MetricSyntaxError, ParameterError
 from ..scoring.evaluator import evaluate
 from ..metrics.gains import Binary, Exponential, GainMap, Linear, Scaled, Table
 from ..metrics.metric import Metric
@@ -129,13 +129,13 @@ class CwlaMeasure(_irm.Measure):
 
     def __init__(self, metric: str | None = None, **params: object) -> None:
         if params:
-            raise TypeError(f"a cwla measure takes only metric=TEXT, got {sorted(params)} too; put every option "
+            raise ParameterError(f"a cwla measure takes only metric=TEXT, got {sorted(params)} too; put every option "
                             f"in the text (e.g. cwla(metric='RBP(p=0.8)+ERG[cutoff=10]'))")
         if metric is None:
-            raise TypeError("a cwla measure needs a metric text: cwla(metric='RBP_PE'), or "
+            raise ParameterError("a cwla measure needs a metric text: cwla(metric='RBP_PE'), or "
                             "cwla.ir_measures.measure('RBP_PE')")
         if not isinstance(metric, str):
-            raise TypeError(f"a cwla measure's metric must be a text (str), got {type(metric).__name__} "
+            raise ParameterError(f"a cwla measure's metric must be a text (str), got {type(metric).__name__} "
                             f"{metric!r}; cwla.ir_measures.measure() also takes a cwla Metric")
         try:
             parsed = parse_metric(metric)
@@ -155,7 +155,7 @@ class CwlaMeasure(_irm.Measure):
         return self._metric
 
     def __matmul__(self, at_param: object) -> CwlaMeasure:
-        raise TypeError(f"{self!r}@{at_param!r}: a cwla measure takes no @k; write the cutoff in the cwla text "
+        raise ParameterError(f"{self!r}@{at_param!r}: a cwla measure takes no @k; write the cutoff in the cwla text "
                         f"(e.g. measure('RBP_PE[cutoff={at_param}]'), measure('nDCG@{at_param}'))")
 
     def aggregator(self) -> Agg:
@@ -344,7 +344,7 @@ def measure(metric: str | Metric | CountingMeasure | _irm.Measure, *, qrels: Qre
         except MetricSyntaxError as err:
             raise MetricSyntaxError(f"the ir_measures measure {text} is not one cwla computes: {err}") from None
     else:
-        raise TypeError(f"cwla.ir_measures.measure() takes a cwla metric text (e.g. 'RBP_PE', 'nDCG@10'), a cwla "
+        raise ParameterError(f"cwla.ir_measures.measure() takes a cwla metric text (e.g. 'RBP_PE', 'nDCG@10'), a cwla "
                         f"Metric or counting measure, or an ir_measures measure; got {type(metric).__name__} "
                         f"{metric!r}")
     result = CwlaMeasure(metric=text)
@@ -427,7 +427,7 @@ def measures(metrics: str | Iterable[str | Metric | CountingMeasure | _irm.Measu
     elif isinstance(metrics, Iterable):
         items = list(metrics)
     else:
-        raise TypeError(f"cwla.ir_measures.measures() takes a text of metric texts or an iterable of them; got "
+        raise ParameterError(f"cwla.ir_measures.measures() takes a text of metric texts or an iterable of them; got "
                         f"{type(metrics).__name__}")
     judgements = None if qrels is None else _read_qrels(qrels, "cwla.ir_measures.measures(qrels=...)")
     out = []
@@ -466,7 +466,7 @@ class CwlaEvaluator(Evaluator):
         chosen = list(dict.fromkeys(measures))
         wrong = [m for m in chosen if not isinstance(m, CwlaMeasure)]
         if wrong:
-            raise TypeError(f"the cwla provider computes only cwla measures (cwla.ir_measures.measure(...)); got "
+            raise ParameterError(f"the cwla provider computes only cwla measures (cwla.ir_measures.measure(...)); got "
                             f"{wrong}")
         if any(getattr(scored(m.metric), "intents", None) is not None for m in chosen):
             self._judgements = _read_subtopics(qrels, "ir_measures evaluator with cwla measures")

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..data.files import read_bytes
 from ..data.trec_format import RUN_LAYOUT
-from ..errors import InputError
+from ..errors import CwlaError, InputError
 from ..metrics.text import TREC_KINDS, TREC_NICKNAMES, TREC_ORDER, expand_trec_names, parse_metric, trec_name, trec_parts
 from ..metrics.text import trec_sort_key
 
@@ -80,10 +80,10 @@ def trec_measures(texts, convention: int = 9, docs: float = 0.0) -> tuple[dict, 
         elif parts is not None or name in TREC_ORDER:
             name, given = parts if parts is not None else (name, given)
             if convention == 9 and name in TREC_10_ONLY:
-                raise ValueError(f"{name} is a trec_eval 10 measure (not in trec_eval 9.0, whose conventions "
+                raise CwlaError(f"{name} is a trec_eval 10 measure (not in trec_eval 9.0, whose conventions "
                                  f"--trec-eval 9 follows): add --trec-eval 10")
             if given == "":
-                raise ValueError(f"-m {text}: no parameters after the '.' (e.g. P.10)")
+                raise CwlaError(f"-m {text}: no parameters after the '.' (e.g. P.10)")
             marked.append(name)
             if given is not None:
                 params.setdefault(name, []).append(given)

@@ -141,7 +141,7 @@ from .._validate import FLAG, NONE, Interval, Options, Predicate, check
 from ..data.files import read_bytes
 from ..data.readers import read_run
 from ..data.trec_format import FLOAT_RE, RUN_LAYOUT
-from ..errors import EmptyRunWarning, InputError
+from ..errors import CwlaError, EmptyRunWarning, InputError, ParameterError
 from .trec_eval import run_tag
 
 __all__ = ["DEFAULT_MEASURES", "JG_CUTOFFS", "JG_MEASURES", "PREFS_LAYOUT", "PREFS_MEASURES", "PREFS_NICKNAMES",
@@ -246,7 +246,7 @@ def trec_prefs_lines(rel_file, run_files, *, rel_format: str, measures=None, per
     names, cutoffs = _selection(measures, rel_format)
     runs = [run_files] if isinstance(run_files, (str, os.PathLike)) else list(run_files)
     if not runs:
-        raise ValueError(f"{_FUNC}: no run file given (run_files is empty)")
+        raise CwlaError(f"{_FUNC}: no run file given (run_files is empty)")
     opts = _Options(rel_format, convention, complete, max_docs, rel_level, judged_only)
     rel = _read_rel(rel_file, rel_format, convention)
     out: list[str] = []
@@ -282,36 +282,36 @@ def _selection(measures, rel_format: str) -> tuple[list[str], dict]:
     else:
         texts = list(measures)
     if not texts:
-        raise ValueError(f"{_FUNC}: measures is empty; give trec_eval -m texts (e.g. 'all_prefs') or None")
+        raise CwlaError(f"{_FUNC}: measures is empty; give trec_eval -m texts (e.g. 'all_prefs') or None")
     marked, cutoffs = set(), {}
     for text in texts:
         if not isinstance(text, str):
-            raise TypeError(f"{_FUNC}: a measure is a trec_eval -m text (str), got {text!r}")
+            raise ParameterError(f"{_FUNC}: a measure is a trec_eval -m text (str), got {text!r}")
         name, dot, given = text.strip().partition(".")
         if name in PREFS_NICKNAMES:
             if dot:
-                raise ValueError(f"measure {text!r}: the nickname {name!r} takes no parameters")
+                raise CwlaError(f"measure {text!r}: the nickname {name!r} takes no parameters")
             marked.update(PREFS_NICKNAMES[name])
             continue
         if name not in _ORDER:
-            raise ValueError(f"measure {text!r} is not a preference or judgment-group measure of trec_eval; "
+            raise CwlaError(f"measure {text!r} is not a preference or judgment-group measure of trec_eval; "
                              f"accepted: the nicknames {', '.join(PREFS_NICKNAMES)}, the names "
                              f"{', '.join(_ORDER)}, and cutoffs as in P_avgjg.5,10 (trec_eval's qrels measures, "
                              f"such as map or P, are cwla.bridges.trec_eval's)")
         if dot:
             if name not in JG_CUTOFFS:
-                raise ValueError(f"measure {text!r}: {name} takes no parameters (only "
+                raise CwlaError(f"measure {text!r}: {name} takes no parameters (only "
                                  f"{' and '.join(JG_CUTOFFS)} take cutoffs)")
             values = _cutoffs(name, given, text)
             if cutoffs.setdefault(name, values) != values:
-                raise ValueError(f"measure {text!r}: {name} was given other cutoffs already "
+                raise CwlaError(f"measure {text!r}: {name} was given other cutoffs already "
                                  f"({','.join(map(str, cutoffs[name]))}); give them in one -m text")
         marked.add(name)
     other = PREFS_MEASURES if rel_format == "qrels_jg" else JG_MEASURES
     wrong = [m for m in _ORDER if m in marked and m in other]
     if wrong:
         need = "-R prefs or -R qrels_prefs" if rel_format == "qrels_jg" else "-R qrels_jg"
-        raise ValueError(f"measures {', '.join(wrong)} need {need}, not rel_format={rel_format!r} (trec_eval: "
+        raise CwlaError(f"measures {', '.join(wrong)} need {need}, not rel_format={rel_format!r} (trec_eval: "
                          f"\"rel_info format not ...\"); ask for the measures of one format at a time")
     return [m for m in _ORDER if m in marked], cutoffs
 
@@ -325,15 +325,15 @@ def _cutoffs(name: str, given: str, text: str) -> tuple:
         part = part.strip()
         if name == "P_avgjg":
             if not re.fullmatch(r"\+?\d+", part) or int(part) <= 0:
-                raise ValueError(f"measure {text!r}: cutoff {part!r} is not a positive integer (P_avgjg.5,10)")
+                raise CwlaError(f"measure {text!r}: cutoff {part!r} is not a positive integer (P_avgjg.5,10)")
             values.append(int(part))
         else:
             if not FLOAT_RE.match(part):
-                raise ValueError(f"measure {text!r}: {part!r} is not a number (Rprec_mult_avgjg.0.5,1.0)")
+                raise CwlaError(f"measure {text!r}: {part!r} is not a number (Rprec_mult_avgjg.0.5,1.0)")
             values.append(float(part))
     values.sort()
     if any(a == b for a, b in itertools.pairwise(values)):
-        raise ValueError(f"measure {text!r}: duplicate cutoffs (trec_eval refuses them)")
+        raise CwlaError(f"measure {text!r}: duplicate cutoffs (trec_eval refuses them)")
     return tuple(values)
 
 

@@ -89,7 +89,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..errors import EmptyRunWarning, InputError
+from ..errors import EmptyRunWarning, InputError, ParameterError
 from ..typing import PathLike, QrelsLike, RunLike
 from .files import UTF8_BOM, decoded_lines, read_bytes
 from .trec_format import FLOAT_RE as _FLOAT_RE
@@ -392,7 +392,7 @@ def _read(source, fmt: _Format, func: str) -> pd.DataFrame:
         return _read_dict(data, fmt, what=f"{fmt.kind} {type(source).__name__}.to_dict()")
     if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
         return _read_records(source, fmt, func)
-    raise TypeError(f"{accepted_forms(fmt, func)}; got {type(source).__name__}")
+    raise ParameterError(f"{accepted_forms(fmt, func)}; got {type(source).__name__}")
 
 
 def is_record(item) -> bool:
@@ -421,7 +421,7 @@ def _read_records(records, fmt: _Format, func: str) -> pd.DataFrame:
         raise InputError(f"{what} are empty: the iterable gave nothing ({accepted_forms(fmt, func)})")
     fields = _record_fields(first)
     if not is_record(first):
-        raise TypeError(f"{accepted_forms(fmt, func)}; got an iterable whose first item is {_short_repr(first)}")
+        raise ParameterError(f"{accepted_forms(fmt, func)}; got an iterable whose first item is {_short_repr(first)}")
     chosen = {}
     for role, names in fmt.names.items():
         present = [n for n in names if n in fields]

@@ -41,7 +41,7 @@ from ._pairs import PairBuilder, find_pairs
 from ._reading import Interned, ranked, read_interned
 from ._tokenize import Workspace
 from .._validate import FLAG, Interval, NONE, Options, check
-from ..errors import InputError
+from ..errors import CwlaError, InputError, ParameterError
 from ..progress import Bar
 from .files import BLOCK_BYTES, physical_memory, text_size
 from .readers import SYSTEM_COLUMNS, is_record, run_name
@@ -146,7 +146,7 @@ def named_runs(runs) -> list:
             else:
                 named.append((_object_name(source, f"run{i + 1}"), source))
         return named
-    raise TypeError(f"{_RUNS_ACCEPTED}; got {type(runs).__name__}")
+    raise ParameterError(f"{_RUNS_ACCEPTED}; got {type(runs).__name__}")
 
 
 
@@ -589,10 +589,10 @@ def read_runs(runs: Any, *, workers: int | None = None, ties: str = "float32", o
         runs = open_runs(runs)
     if isinstance(runs, RunSet):
         if runs.ties != ties:
-            raise ValueError(f"these runs were read with ties={runs.ties!r}; read them again with "
+            raise CwlaError(f"these runs were read with ties={runs.ties!r}; read them again with "
                              f"read_runs(..., ties={ties!r})")
         if runs.order != order:
-            raise ValueError(f"these runs were read with order={runs.order!r}; read them again with "
+            raise CwlaError(f"these runs were read with order={runs.order!r}; read them again with "
                              f"read_runs(..., order={order!r})")
         return runs
     return read_named(_checked_names(named_runs(runs)), workers=workers, ties=ties, order=order)

@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 import xxhash
 
-from ..errors import InputError
+from ..errors import CwlaError, InputError
 from ._verified import now_ns, recorded as recorded_files, remember, stamp
 
 __all__ = ["CHECKSUM", "MANIFEST", "Summary", "ArrayFile", "write_folder", "read_manifest", "map_arrays",
@@ -202,7 +202,7 @@ def _header(path: str, where: str, name: str) -> tuple:
             elif version == (2, 0):
                 shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
             else:
-                raise ValueError(f".npy format version {version}, expected 1.0 or 2.0")
+                raise CwlaError(f".npy format version {version}, expected 1.0 or 2.0")
             offset, size = f.tell(), os.fstat(f.fileno()).st_size
     except Exception as exc:  # noqa: BLE001 - a garbled header raises ValueError, SyntaxError, TokenError, ...
         raise InputError(f"{where}: {name} is corrupt or truncated: its .npy header is unreadable "

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._display import Displayed, Shown, count_text
-from ..errors import CwlaWarning, InputError
+from ..errors import CwlaWarning, InputError, ParameterError
 from ..typing import SubtopicsLike
 from .collection import Judgements
 from .files import read_bytes
@@ -114,7 +114,7 @@ def read_subtopics(source: SubtopicsLike) -> Subtopics:
     elif isinstance(source, Mapping):
         frame = _read_dict(source)
     else:
-        raise TypeError(f"read_subtopics() accepts a path to a subtopic qrels file ({SUBTOPICS_LAYOUT}), a "
+        raise ParameterError(f"read_subtopics() accepts a path to a subtopic qrels file ({SUBTOPICS_LAYOUT}), a "
                         f"DataFrame or a dict {{topic: {{subtopic: {{docno: grade}}}}}}, got {type(source).__name__}")
     if frame.empty:
         raise InputError(f"subtopic qrels {_name(source)} are empty: nothing is judged (expected {SUBTOPICS_LAYOUT})")

@@ -21,7 +21,7 @@ import pandas as pd
 from .files import atomic_write_text
 from .._validate import Interval, check
 from .._validate import fmt as _fmt
-from ..errors import InputError
+from ..errors import CwlaError, InputError
 
 __all__ = ["collection", "subtopics", "write_trec"]
 
@@ -188,10 +188,10 @@ def subtopics(qrels: pd.DataFrame, max_subtopics: int = 4, seed: int = 0) -> pd.
     (2, 4, 6)
     """
     if isinstance(max_subtopics, bool) or not isinstance(max_subtopics, (int, np.integer)) or max_subtopics < 2:
-        raise ValueError(f"max_subtopics must be an integer >= 2, got {max_subtopics!r}")
+        raise CwlaError(f"max_subtopics must be an integer >= 2, got {max_subtopics!r}")
     missing = {"topic", "docno", "grade"} - set(getattr(qrels, "columns", ()))
     if missing:
-        raise ValueError(f"subtopics() takes qrels with columns topic, docno, grade (as cwla.synthetic.collection "
+        raise CwlaError(f"subtopics() takes qrels with columns topic, docno, grade (as cwla.synthetic.collection "
                          f"returns them); missing: {', '.join(sorted(missing))}")
     rng = np.random.default_rng(seed)
     rows = []

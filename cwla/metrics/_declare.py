@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import attrs
 
 from .._validate import Interval, fmt, strict_float, strict_int
+from ..errors import CwlaError
 
 __all__ = ["Param", "declare"]
 
@@ -129,7 +130,7 @@ def declare(base: type, name: str, code: int, params: Iterable[Param] = (), *, f
         {n for k in base.__mro__ for n in vars(k)}
     clash = [p.name for p in params if p.name in reserved or p.name.startswith("_")]
     if clash:
-        raise ValueError(f"{text}: a parameter may not be named {clash[0]!r} (reserved: "
+        raise CwlaError(f"{text}: a parameter may not be named {clash[0]!r} (reserved: "
                          f"{', '.join(sorted(n for n in reserved if not n.startswith('_')))}, and names starting "
                          f"with _)")
 

@@ -30,6 +30,7 @@ import attrs
 
 from .._validate import fmt
 from ._declare import Param, declare
+from ..errors import CwlaError, ParameterError
 
 __all__ = ["BrowsingModel", "Precision", "DCG", "RBP", "INST", "AP", "ERR", "RR", "INSQ", "NERR8", "NERR9",
            "NERR10", "NERR11", "BPM", "TBG", "U", "IFTGoal", "IFTRate", "IFT", "SET", "NPV", "Reciprocal",
@@ -196,39 +197,39 @@ TABLES: dict = {}
 
 def _values(values: Sequence[float] | Mapping[int, float]) -> tuple:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"a table must be a sequence of numbers (C(1), C(2), ... or W(1), W(2), ...), got {values!r}")
+        raise ParameterError(f"a table must be a sequence of numbers (C(1), C(2), ... or W(1), W(2), ...), got {values!r}")
     out = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
-            raise TypeError(f"a table holds numbers, got {v!r}")
+            raise ParameterError(f"a table holds numbers, got {v!r}")
         out.append(float(v))
     return tuple(out)
 
 
 def _check_table(instance: object, attribute: attrs.Attribute, value: tuple) -> None:
     if not 1 <= len(value) <= MAX_TABLE:
-        raise ValueError(f"a tabulated model needs 1 to {MAX_TABLE:,} values, got {len(value)}")
+        raise CwlaError(f"a tabulated model needs 1 to {MAX_TABLE:,} values, got {len(value)}")
     for i, v in enumerate(value, 1):
         if not math.isfinite(v) or v < 0 or (instance.of == "C" and v > 1):
             accepted = "in [0, 1]" if instance.of == "C" else "finite and >= 0"
-            raise ValueError(f"{instance.of}({i}) of a tabulated model must be {accepted}: {v!r}")
+            raise CwlaError(f"{instance.of}({i}) of a tabulated model must be {accepted}: {v!r}")
     if instance.of == "W" and value[0] <= 0:
-        raise ValueError(f"W(1) of a tabulated model must be > 0 (every user reads rank 1): {value[0]!r}")
+        raise CwlaError(f"W(1) of a tabulated model must be > 0 (every user reads rank 1): {value[0]!r}")
     if instance.of == "W":
         for i in range(1, len(value)):
             if value[i] > value[i - 1]:
-                raise ValueError(f"W of a tabulated model must not increase (V(i) = W(i) / W(1) is the chance of "
+                raise CwlaError(f"W of a tabulated model must not increase (V(i) = W(i) / W(1) is the chance of "
                                  f"reaching rank i): W({i + 1}) = {value[i]!r} > W({i}) = {value[i - 1]!r}")
 
 
 def _check_of(instance: object, attribute: attrs.Attribute, value: str) -> None:
     if value not in ("C", "W"):
-        raise ValueError(f"'of' of a tabulated model must be 'C' or 'W': {value!r}")
+        raise CwlaError(f"'of' of a tabulated model must be 'C' or 'W': {value!r}")
 
 
 def _check_name(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
     if value is not None and (not isinstance(value, str) or not value.isidentifier()):
-        raise ValueError(f"the name of a tabulated model must be an identifier (letters, digits, _): {value!r}")
+        raise CwlaError(f"the name of a tabulated model must be an identifier (letters, digits, _): {value!r}")
 
 
 @attrs.frozen
@@ -274,12 +275,12 @@ def tabulated(C: Sequence[float] | Mapping[int, float] | None = None,
     """A :class:`Tabulated` model from C(1..n) or from W(1..n) (a sequence, or a dict {rank: value} with
     ranks 1..n)."""
     if (C is None) == (W is None):
-        raise ValueError("tabulated() takes either C (continuation probabilities) or W (attention weights)")
+        raise CwlaError("tabulated() takes either C (continuation probabilities) or W (attention weights)")
     table, of = (C, "C") if C is not None else (W, "W")
     if isinstance(table, dict):
         ranks = sorted(table)
         if ranks != list(range(1, len(ranks) + 1)):
-            raise ValueError(f"a tabulated model's ranks must be 1, 2, ..., n without gaps, got {ranks[:10]}")
+            raise CwlaError(f"a tabulated model's ranks must be 1, 2, ..., n without gaps, got {ranks[:10]}")
         table = [table[r] for r in ranks]
     return Tabulated(table, of)
 

@@ -107,6 +107,7 @@ import numpy as np
 
 from .._numba import jit
 from .._validate import finite_float, fmt, optional_flag, optional_float, optional_int
+from ..errors import CwlaError
 
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
@@ -131,12 +132,12 @@ CONVENTIONS = (9, 10)
 
 def _optional_k(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
     if value is not None and value < 1:
-        raise ValueError(f"'k' of {type(instance).__name__} must be an integer >= 1 or None: {value}")
+        raise CwlaError(f"'k' of {type(instance).__name__} must be an integer >= 1 or None: {value}")
 
 
 def _optional_rel(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
     if value is not None and not value > 0:
-        raise ValueError(f"'rel' of {type(instance).__name__} must be > 0 or None: {fmt(value)}")
+        raise CwlaError(f"'rel' of {type(instance).__name__} must be > 0 or None: {fmt(value)}")
 
 
 _k_field = attrs.field(default=None, converter=optional_int, validator=_optional_k)
@@ -277,7 +278,7 @@ class SetP(CountingMeasure):
 
 def _positive_beta(instance, attribute, value):
     if not value > 0:
-        raise ValueError(f"'beta' of SetF must be > 0: {fmt(value)}")
+        raise CwlaError(f"'beta' of SetF must be > 0: {fmt(value)}")
 
 
 @attrs.frozen
@@ -311,13 +312,13 @@ class SetAP(CountingMeasure):
 
 def _convention(instance, attribute, value):
     if value is not None and (isinstance(value, bool) or value not in CONVENTIONS):
-        raise ValueError(f"'convention' of {type(instance).__name__} must be 9 (trec_eval 9.0), 10 (trec_eval "
+        raise CwlaError(f"'convention' of {type(instance).__name__} must be 9 (trec_eval 9.0), 10 (trec_eval "
                          f">= 10) or None (the evaluation's, default 9): {value!r}")
 
 
 def _unit_recall(instance, attribute, value):
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"'recall' of IPrec must be in [0, 1]: {fmt(value)}")
+        raise CwlaError(f"'recall' of IPrec must be in [0, 1]: {fmt(value)}")
 
 
 @attrs.frozen
@@ -401,7 +402,7 @@ class RelP(CountingMeasure):
 
 def _positive_mult(instance, attribute, value):
     if not value >= 0:
-        raise ValueError(f"'mult' of RprecMult must be a finite number >= 0: {fmt(value)}")
+        raise CwlaError(f"'mult' of RprecMult must be a finite number >= 0: {fmt(value)}")
 
 
 @attrs.frozen
@@ -425,7 +426,7 @@ class RprecMult(CountingMeasure):
 
 def _non_negative_docs(instance, attribute, value):
     if not value >= 0:
-        raise ValueError(f"'docs' of Utility must be a number >= 0 (trec_eval's -N): {fmt(value)}")
+        raise CwlaError(f"'docs' of Utility must be a number >= 0 (trec_eval's -N): {fmt(value)}")
 
 
 @attrs.frozen
@@ -464,7 +465,7 @@ def _floats(value: tuple) -> tuple:
 
 def _points(instance, attribute, value):
     if not value or not all(0.0 <= x <= 1.0 for x in value):
-        raise ValueError(f"'points' of IPrecMean must be recall levels in [0, 1], at least one: {value!r}")
+        raise CwlaError(f"'points' of IPrecMean must be recall levels in [0, 1], at least one: {value!r}")
 
 
 @attrs.frozen
@@ -531,7 +532,7 @@ class Unj(CountingMeasure):
 
 def _unit_p(instance, attribute, value):
     if not 0.0 < value < 1.0:
-        raise ValueError(f"'p' of {type(instance).__name__} must be in (0, 1): {fmt(value)}")
+        raise CwlaError(f"'p' of {type(instance).__name__} must be in (0, 1): {fmt(value)}")
 
 
 @attrs.frozen

@@ -33,14 +33,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import finite_float, fmt, optional_float
-from ..errors import GainRangeError
+from ..errors import CwlaError, GainRangeError, ParameterError
 
 __all__ = ["GainMap", "Linear", "Exponential", "Binary", "Scaled", "Table", "Regrade", "GAIN_MAPS"]
 
 
 def _positive(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
     if value is not None and not value > 0:
-        raise ValueError(f"'{attribute.name}' of {type(instance).__name__.lower()} must be > 0: {value}")
+        raise CwlaError(f"'{attribute.name}' of {type(instance).__name__.lower()} must be > 0: {value}")
 
 
 class GainMap:
@@ -133,7 +133,7 @@ class Binary(GainMap):
 
     def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         if self.threshold is None:
-            raise ValueError("binary gains without a threshold must be resolved to the evaluation's "
+            raise CwlaError("binary gains without a threshold must be resolved to the evaluation's "
                              "relevance level first (Metric.resolve)")
         return (grades >= self.threshold).astype(np.float64)
 
@@ -143,7 +143,7 @@ class Binary(GainMap):
 
 def _scaled_range(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
     if instance.max_rel is not None and not instance.max_rel > instance.min_rel:
-        raise ValueError(f"'max_rel' of scaled must be > min_rel: max_rel={fmt(instance.max_rel)}, "
+        raise CwlaError(f"'max_rel' of scaled must be > min_rel: max_rel={fmt(instance.max_rel)}, "
                          f"min_rel={fmt(instance.min_rel)}")
 
 
@@ -174,9 +174,9 @@ class Scaled(GainMap):
 
 def _freeze_mapping(mapping: Mapping[float, float]) -> tuple:
     if not isinstance(mapping, Mapping):
-        raise TypeError(f"table() takes a dict {{grade: gain}}, got {type(mapping).__name__}")
+        raise ParameterError(f"table() takes a dict {{grade: gain}}, got {type(mapping).__name__}")
     if not mapping:
-        raise ValueError("table() needs at least one grade: gain pair")
+        raise CwlaError("table() needs at least one grade: gain pair")
     return tuple(sorted((finite_float(g), finite_float(v)) for g, v in mapping.items()))
 
 
@@ -205,9 +205,9 @@ class Table(GainMap):
 
 def _freeze_values(mapping: Mapping[float, float]) -> tuple:
     if not isinstance(mapping, Mapping):
-        raise TypeError(f"regrade() takes a dict {{grade: value}}, got {type(mapping).__name__}")
+        raise ParameterError(f"regrade() takes a dict {{grade: value}}, got {type(mapping).__name__}")
     if not mapping:
-        raise ValueError("regrade() needs at least one grade: value pair")
+        raise CwlaError("regrade() needs at least one grade: value pair")
     return tuple(sorted((finite_float(g), finite_float(v)) for g, v in mapping.items()))
 
 

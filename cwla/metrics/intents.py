@@ -41,6 +41,7 @@ import math
 import attrs
 
 from .._validate import fmt
+from ..errors import CwlaError
 
 __all__ = ["Intents", "Novelty", "IntentAware"]
 
@@ -51,7 +52,7 @@ class Intents:
 
 def _unit(instance: object, attribute: attrs.Attribute, value: float) -> None:
     if not (isinstance(value, float) and math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"'alpha' of novelty must be a number in [0, 1]: {value!r}")
+        raise CwlaError(f"'alpha' of novelty must be a number in [0, 1]: {value!r}")
 
 
 @attrs.frozen

@@ -20,7 +20,7 @@ import attrs
 
 from .aggregations import Aggregation
 from .._validate import optional_flag, optional_int
-from ..errors import ConstantMetricWarning, CwlaWarning
+from ..errors import ConstantMetricWarning, CwlaError, CwlaWarning, ParameterError
 from .browsing import BrowsingModel
 from .gains import Binary, GainMap, Linear
 from .intents import Intents
@@ -31,7 +31,7 @@ __all__ = ["Metric", "DEFAULTS", "METRIC_OPTIONS", "ALL", "at_level", "format_me
 def _optional_positive_int(name: str, accepted: str = "an integer >= 1 or None") -> tuple:
     def validate(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
         if value is not None and value < 1:
-            raise ValueError(f"'{name}' of a metric must be {accepted}: {value}")
+            raise CwlaError(f"'{name}' of a metric must be {accepted}: {value}")
 
 
     return optional_int, validate
@@ -39,13 +39,13 @@ def _optional_positive_int(name: str, accepted: str = "an integer >= 1 or None")
 
 def _normalize(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
     if value not in (None, "none", "ideal", "full"):
-        raise ValueError(f"'normalize' of a metric must be 'ideal', 'full', 'none' or None: {value!r}")
+        raise CwlaError(f"'normalize' of a metric must be 'ideal', 'full', 'none' or None: {value!r}")
 
 
 def _instance(kind: str, cls: type) -> object:
     def validate(instance: object, attribute: attrs.Attribute, value: object) -> None:
         if not isinstance(value, cls):
-            raise TypeError(f"'{attribute.name}' of a metric must be a {kind}, got {value!r}")
+            raise ParameterError(f"'{attribute.name}' of a metric must be a {kind}, got {value!r}")
 
     return validate
 
@@ -70,7 +70,7 @@ def _depth_val(instance: object, attribute: attrs.Attribute, value: int | str | 
         return
     _depth_positive(instance, attribute, value)
     if value is not None and value > MAX_DEPTH:
-        raise ValueError(f"'depth' of a metric must be at most {MAX_DEPTH:,} or 'all': {value}")
+        raise CwlaError(f"'depth' of a metric must be at most {MAX_DEPTH:,} or 'all': {value}")
 
 
 @attrs.frozen(repr=False)

@@ -17,7 +17,7 @@ import attrs
 import numba
 import numpy as np
 
-from ..errors import UserFunctionError
+from ..errors import CwlaError, ParameterError, UserFunctionError
 from ._declare import Param, declare
 from .browsing import ADAPTIVE_CODE, MODELS, N_MODEL_PARAMS, USER_MODELS, AdaptiveModel
 from .text import parser_name
@@ -28,17 +28,17 @@ __all__ = ["register_model"]
 def _declared(name: str, params: Mapping[str, float | Param] | None) -> list:
     """The model's parameters as :class:`Param`, each default checked (a finite number its rule accepts)."""
     if params is not None and not isinstance(params, Mapping):
-        raise TypeError(f"the parameters of model {name!r} must be a dict {{name: default or Param}}, got "
+        raise ParameterError(f"the parameters of model {name!r} must be a dict {{name: default or Param}}, got "
                         f"{type(params).__name__}")
     declared = []
     for key, value in dict(params or {}).items():
         if not isinstance(key, str) or not key.isidentifier():
-            raise ValueError(f"a parameter's name must be an identifier: {key!r}")
+            raise CwlaError(f"a parameter's name must be an identifier: {key!r}")
         if isinstance(value, Param):
             p = attrs.evolve(value, name=key)
         elif isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(value):
-            raise ValueError(f"the default of parameter {key!r} of model {name!r} must be a finite number, got "
+            raise CwlaError(f"the default of parameter {key!r} of model {name!r} must be a finite number, got "
                              f"{value!r}")
         else:
             value = float(value)
@@ -47,14 +47,14 @@ def _declared(name: str, params: Mapping[str, float | Param] | None) -> list:
             p.check(name, p.default)  # a Param's default must follow its own rule (finite, in its bounds)
         declared.append(p)
     if len(declared) > N_MODEL_PARAMS:
-        raise ValueError(f"a model takes at most {N_MODEL_PARAMS} parameters, got {len(declared)}")
+        raise CwlaError(f"a model takes at most {N_MODEL_PARAMS} parameters, got {len(declared)}")
     return declared
 
 
 def _jitted(function: Callable, name: str, declared: list) -> Callable:
     """``function`` compiled with numba and tried once at i = 1, r = 0.5, cg = 0.5 with the defaults."""
     if not callable(function):
-        raise TypeError(f"the function of model {name!r} must be callable: (i, r_i, cg(i), params) -> C(i)")
+        raise ParameterError(f"the function of model {name!r} must be callable: (i, r_i, cg(i), params) -> C(i)")
     jitted = function if hasattr(function, "py_func") else numba.njit(function)
     params = np.zeros(N_MODEL_PARAMS)
     for k, p in enumerate(declared):
@@ -63,14 +63,14 @@ def _jitted(function: Callable, name: str, declared: list) -> Callable:
         value = jitted(1, 0.5, 0.5, params)
     except numba.core.errors.NumbaError as err:  # typing and lowering errors: it does not compile
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise TypeError(f"the function of model {name!r} must compile with numba as f(i: int, r: float, cg: float, "
+        raise ParameterError(f"the function of model {name!r} must compile with numba as f(i: int, r: float, cg: float, "
                         f"params: float64 array) -> float; it does not: {first}") from None
     except Exception as err:  # the function's own exception
         raise UserFunctionError(f"the function of model {name!r} raised {type(err).__name__}: {err} when "
                                 f"register_model tried it at i=1, r=0.5, cg=0.5 with its defaults params="
                                 f"{params[:len(declared)].tolist()}") from err
     if not isinstance(value, float):
-        raise TypeError(f"the function of model {name!r} must return a float C(i), returned {value!r}")
+        raise ParameterError(f"the function of model {name!r} must return a float C(i), returned {value!r}")
     return jitted
 
 
@@ -110,12 +110,12 @@ def register_model(name: str, function: Callable[..., float], params: Mapping[st
     'MyINST(T=3)+ERG'
     """
     if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"a model's name must be an identifier (letters, digits, _): {name!r}")
+        raise CwlaError(f"a model's name must be an identifier (letters, digits, _): {name!r}")
     if name in MODELS:
-        raise ValueError(f"{name!r} is a built-in browsing model; choose another name")
+        raise CwlaError(f"{name!r} is a built-in browsing model; choose another name")
     taken = None if name in USER_MODELS else parser_name(name)
     if taken is not None:
-        raise ValueError(f"{name!r} cannot name a model: the metric parser reads it as {taken}; choose another name")
+        raise CwlaError(f"{name!r} cannot name a model: the metric parser reads it as {taken}; choose another name")
     declared = _declared(name, params)
     cls = declare(AdaptiveModel, name, ADAPTIVE_CODE, declared, formula=formula or "user-defined function",
                   reference=reference or "--", doc=doc or f"{name}: a user-defined browsing model.",

@@ -20,6 +20,7 @@ import attrs
 from .._validate import fmt
 from .counting import CountingMeasure
 from .metric import Metric
+from ..errors import CwlaError, ParameterError
 
 __all__ = ["GeoMean", "MIN_GEO_MEAN", "MEASURE_TYPES", "scored"]
 
@@ -29,12 +30,12 @@ MIN_GEO_MEAN = 0.00001
 
 def _measure(instance: object, attribute: attrs.Attribute, value: object) -> None:
     if not isinstance(value, (Metric, CountingMeasure)):
-        raise TypeError(f"GeoMean wraps a Metric or a counting measure, got {value!r}")
+        raise ParameterError(f"GeoMean wraps a Metric or a counting measure, got {value!r}")
 
 
 def _floor(instance: object, attribute: attrs.Attribute, value: float) -> None:
     if not (isinstance(value, float) and math.isfinite(value) and value > 0):
-        raise ValueError(f"'floor' of GeoMean must be a finite number > 0: {value!r}")
+        raise CwlaError(f"'floor' of GeoMean must be a finite number > 0: {value!r}")
 
 
 @attrs.frozen

@@ -89,7 +89,7 @@ from .counting import (G, BinG, Bpref, CountingMeasure, InfAP, IPrec, IPrecMean,
                        SetAP, SetF, SetP, Unj, Utility, ELEVEN_POINTS, NumNonJudgedRet, DCGTrec, IdealDCG,
                        Accuracy, Compat)
 from .._validate import fmt as _fmt
-from ..errors import MetricSyntaxError
+from ..errors import CwlaError, MetricSyntaxError, ParameterError
 from .gains import GAIN_MAPS, Binary, Exponential, GainMap, Linear, Regrade, Scaled
 from .metric import ALL, METRIC_OPTIONS, Metric, format_metric
 from .summary import GeoMean
@@ -137,7 +137,7 @@ _ACCEPTED = {
 class _Parser:
     def __init__(self, text: str, what: str = "metric", inside: str = ""):
         if not isinstance(text, str):
-            raise TypeError(f"a {what} text must be a str, got {type(text).__name__}")
+            raise ParameterError(f"a {what} text must be a str, got {type(text).__name__}")
         self.text, self.what, self.inside = text, what, inside
         self.tokens = []  # (kind, value, position)
         pos = 0
@@ -720,7 +720,7 @@ def _points_value(text):
     try:
         return tuple(float(x) for x in str(text).split(","))
     except ValueError:
-        raise ValueError(f"points must be recall levels separated by commas, e.g. '0.25,0.5', got {text!r}") \
+        raise CwlaError(f"points must be recall levels separated by commas, e.g. '0.25,0.5', got {text!r}") \
             from None
 
 #: ir_measures' aliases
@@ -883,28 +883,28 @@ def _trec_value(name: str, text: str | None):
     if text is None:
         return None
     if kind is None:
-        raise ValueError(f"{name} takes no parameter")
+        raise CwlaError(f"{name} takes no parameter")
     longest = max(len(part) for part in re.split(r"[,=]", text))
     if longest > _LONGEST_NUMBER:
-        raise ValueError(f"a number of {longest:,} characters: numbers in a metric text have at most "
+        raise CwlaError(f"a number of {longest:,} characters: numbers in a metric text have at most "
                          f"{_LONGEST_NUMBER}")
     if kind == "pairs":
         pairs = []
         for pair in text.split(","):
             key, eq, value = pair.partition("=")
             if not eq:
-                raise ValueError(f"{name}'s parameters are level=gain pairs, got {pair!r}")
+                raise CwlaError(f"{name}'s parameters are level=gain pairs, got {pair!r}")
             pairs.append(("p" if key == "p" else float(key), float(value)))
         return tuple(pairs)
     if "=" in text:
-        raise ValueError(f"{name} takes numbers, not pairs")
+        raise CwlaError(f"{name} takes numbers, not pairs")
     values = tuple(float(v) for v in text.split(","))
     if kind == "list":
         if name == "utility" and len(values) != 4:
-            raise ValueError("utility takes 4 coefficients (a, b, c, d), e.g. utility.1,-1,0,0")
+            raise CwlaError("utility takes 4 coefficients (a, b, c, d), e.g. utility.1,-1,0,0")
         return values
     if len(values) != 1:
-        raise ValueError(f"{name}.{text} is {len(values)} measures: expand_trec_names or -m gives one each")
+        raise CwlaError(f"{name}.{text} is {len(values)} measures: expand_trec_names or -m gives one each")
     return int(values[0]) if kind == "cut" else values[0]
 
 
@@ -996,7 +996,7 @@ def _trec(parser, text: str, convention: int | None = None):
     try:
         value = _trec_value(name, param)
         if kind == "cut" and value < 1:
-            raise ValueError(f"cutoff must be an integer >= 1, got {param}")
+            raise CwlaError(f"cutoff must be an integer >= 1, got {param}")
         return build(value, convention)
     except (TypeError, ValueError) as err:
         parser.bad(_reason(name, err))

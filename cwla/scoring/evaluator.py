@@ -56,7 +56,7 @@ def as_metrics(metrics) -> tuple[list, list[str]]:
     if isinstance(metrics, (str, *MEASURE_TYPES)):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or not metrics:
-        raise TypeError("metrics must be a Metric, a metric text, a non-empty list of them, or a dict "
+        raise ParameterError("metrics must be a Metric, a metric text, a non-empty list of them, or a dict "
                         "{label: metric}")
     out, labels = [], []
     for m in metrics:
@@ -67,10 +67,10 @@ def as_metrics(metrics) -> tuple[list, list[str]]:
             out.append(m)
             labels.append(str(m))
         else:
-            raise TypeError(f"a metric must be a Metric, a counting measure or a metric text, got {m!r}")
+            raise ParameterError(f"a metric must be a Metric, a counting measure or a metric text, got {m!r}")
     dupes = sorted({label for label in labels if labels.count(label) > 1})
     if dupes:
-        raise ValueError(f"metrics must be distinct; {dupes} appear more than once")
+        raise CwlaError(f"metrics must be distinct; {dupes} appear more than once")
     return out, labels
 
 
@@ -81,7 +81,7 @@ def relevance_level(rel=None, gain=None) -> float | None:
                 rule="a number > 0 (the lowest relevant grade)")
     own = gain.threshold if isinstance(gain, Binary) else None
     if rel is not None and own is not None and rel != own:
-        raise ValueError(f"evaluate: the relevance level rel={fmt(rel)} contradicts gain={gain}; give one of them")
+        raise CwlaError(f"evaluate: the relevance level rel={fmt(rel)} contradicts gain={gain}; give one of them")
     return rel if rel is not None else own
 
 
@@ -105,7 +105,7 @@ class _Setup:
         unknown = sorted(set(options) - set(OPTIONS))
         options = dict(options)
         if unknown:
-            raise TypeError(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; the "
+            raise ParameterError(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; the "
                             f"options of evaluate are {', '.join(OPTIONS)}")
         given = {**OPTIONS, **options}
         parsed, labels = as_metrics(metrics)
@@ -140,13 +140,13 @@ class _Setup:
         resolved = [m.resolve(rel=level, trec_eval=convention, **metric_options) for m in parsed]
         for m, label in zip(resolved, labels):
             if _intents(m) is not None and (scored(m).judged_only or costs is not None or want):
-                raise ValueError(f"{label}: a metric with intents takes no judged_only, costs or expected (the "
+                raise CwlaError(f"{label}: a metric with intents takes no judged_only, costs or expected (the "
                                  f"subtopic judgements make its gains)")
         for m, label in zip(resolved, labels):
             m.warn_if_constant(label, stacklevel=stacklevel + 1)
             m.warn_if_truncated(label, stacklevel=stacklevel + 1)
             if costs is not None and isinstance(m, Metric) and m.normalize == "ideal" and m.browsing.uses_costs:
-                raise ValueError(f"{label}: ideal normalisation of a cost-based model needs the costs of the ideal "
+                raise CwlaError(f"{label}: ideal normalisation of a cost-based model needs the costs of the ideal "
                                  f"ranking's documents, which per-document costs do not give (cwla's ideal ranking "
                                  f"is made of grades); use normalize=none, or no costs (every document then costs "
                                  f"max_cost)")
@@ -510,16 +510,16 @@ class Evaluator(Displayed):
     def _checked(self, col: Collection) -> Collection:
         """A Collection given to :meth:`score`, checked: of these runs, with these ties, no costs to join."""
         if self._setup.costs is not None and col.cost_codes is None:  # not one prepare() joined the costs with
-            raise ValueError("evaluate: costs are joined with the runs; pass raw qrels and runs with costs=, "
+            raise CwlaError("evaluate: costs are joined with the runs; pass raw qrels and runs with costs=, "
                              "not a prepared Collection")
         ties = self._setup.option("ties")
         if ties != col.ties and ties != "float32":
-            raise ValueError(f"evaluate: the Collection was prepared with ties={col.ties!r}; prepare it again with "
+            raise CwlaError(f"evaluate: the Collection was prepared with ties={col.ties!r}; prepare it again with "
                              f"ties={ties!r}")
         if col in self._prepared:  # joined here, checked when it was made
             return col
         if self._runs is not None and tuple(col.runs) != tuple(self._runs.names):
-            raise ValueError(f"the Collection holds other runs ({len(col.runs)}) than this Evaluator "
+            raise CwlaError(f"the Collection holds other runs ({len(col.runs)}) than this Evaluator "
                              f"({len(self._runs.names)}); prepare it with Evaluator.prepare")
         col.check()
         return col
@@ -607,10 +607,10 @@ def evaluate(qrels: QrelsLike | Collection, runs: RunsLike | None = None, metric
     setup = _Setup.of(metrics, given, stacklevel=3)
     if isinstance(qrels, Collection):
         if runs is not None:
-            raise ValueError("evaluate: pass runs inside the Collection or with raw qrels, not both")
+            raise CwlaError("evaluate: pass runs inside the Collection or with raw qrels, not both")
         return Evaluator._with(setup, None).score(qrels)
     if runs is None:
-        raise ValueError("evaluate: no runs given")
+        raise CwlaError("evaluate: no runs given")
     if any(_intents(m) is not None for m in setup.metrics):  # subtopic qrels (read first, as below)
         from ..data.subtopics import Subtopics
 

@@ -26,7 +26,7 @@ import pandas as pd
 
 from cwla import Evaluator, Metric, read_qrels
 from cwla._shared import Displayed, Interval, Shown, check, count_text
-from cwla.errors import CwlaError, CwlaWarning
+from cwla.errors import CwlaWarning, MetricSyntaxError
 from cwla._shared import scoped
 
 from .._plots import describe_test, line_style, pyplot
@@ -319,7 +319,7 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
         try:
             metric = parsed_metrics(metric)
         except (TypeError, ValueError) as exc:
-            if isinstance(exc, CwlaError):
+            if isinstance(exc, (DiscpowerError, MetricSyntaxError)):
                 raise
             raise DiscpowerError(f"sweep metrics: {exc}") from exc
     truth = truth if is_path(truth) else read_qrels(truth)

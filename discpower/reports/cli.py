@@ -101,6 +101,17 @@ def program() -> int:
     return as_program(main)
 
 
+def add_resampling_arguments(p: argparse.ArgumentParser, trials: int, trials_help: str, *,
+                             alpha: str | None = "significance level") -> None:
+    """The options every resampling command shares, declared once: ``--trials B`` (default ``trials``;
+    ``trials_help`` says what a trial is), ``--alpha A`` (default 0.05; ``alpha`` is its help, None: no such
+    option) and ``--seed S`` (default 0)."""
+    p.add_argument("--trials", type=int, default=trials, metavar="B", help=f"{trials_help} (default {trials})")
+    if alpha is not None:
+        p.add_argument("--alpha", type=float, default=0.05, metavar="A", help=f"{alpha} (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description="Meta-evaluation of IR metrics: randomised Tukey HSD, "
                                      "discriminative power, ranking similarity, split-half consistency.")
@@ -112,8 +123,7 @@ def _parser() -> argparse.ArgumentParser:
                                         "file: a header line of system names, then one line of scores per topic "
                                         "(tabs or spaces). Prints TSV: system_a, system_b, diff, pvalue.")
     t.add_argument("matrix", metavar="MATRIX", help="the topics x systems score matrix")
-    t.add_argument("--trials", type=int, default=10_000, metavar="B", help="random relabellings (default 10000)")
-    t.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    add_resampling_arguments(t, 10_000, "random relabellings", alpha=None)
     t.add_argument("--plus-one", action=argparse.BooleanOptionalAction, default=True,
                    help="p = (count + 1) / (B + 1) (default; Phipson & Smyth 2010); --no-plus-one: count / B")
     t.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
@@ -126,14 +136,12 @@ def _parser() -> argparse.ArgumentParser:
                                         "split-half consistency; and "
                                         "Kendall tau-b between the metrics' system rankings.")
     add_scoring_arguments(m, default_metric=None)
-    m.add_argument("--trials", type=int, default=2000, metavar="B", help="trials of the test per metric (2000)")
+    add_resampling_arguments(m, 2000, "trials of the test per metric")
     m.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
                    help=f"pairwise test of each metric's runs: {', '.join(NAMES)}, or a test that is not family-wise "
                         f"with a correction (default tukey, the published meta-evaluations' test; perm-max-t holds "
                         f"alpha under the data-based nulls)")
     m.add_argument("--splits", type=int, default=1000, metavar="N", help="split-half trials (1000; 0 skips)")
-    m.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
-    m.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     m.add_argument("--families", choices=("model", "all"), default=None,
                    help="test families: one per browsing model, or all metrics in one (default: per model "
                         "for Chen & Sakai's grid names, else all)")
@@ -161,9 +169,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--correction", default="none", type=_correction_choice, metavar="C",
                    help="multiple-comparison correction of a per-pair test's p-values over all pairs (the same as "
                         "--test TEST-CORRECTION): " + _CORRECTION_CHOICES)
-    c.add_argument("--trials", type=int, default=10_000, metavar="B", help="Tukey HSD trials (10000)")
-    c.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
-    c.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    add_resampling_arguments(c, 10_000, "trials of the resampling tests")
     c.add_argument("--direction-aware", action="store_true",
                    help="a pair significant under both with opposite signs counts as FP")
     c.add_argument("--kappa-threshold", type=float, metavar="G", help="Cohen's kappa on binary labels (grade >= G)")
@@ -199,9 +205,7 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
                    help=f"pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a correction "
                         f"(default tukey, as compare-qrels)")
-    w.add_argument("--trials", type=int, default=10_000, metavar="B", help="trials of each test (10000)")
-    w.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (0.05)")
-    w.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    add_resampling_arguments(w, 10_000, "trials of each test")
     w.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
     w.add_argument("--frame", metavar="FILE", action=Once,
                    help="also write the tidy frame (one row per cell, repetition and measure) as TSV to FILE; not an "
@@ -227,11 +231,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="multiple-comparison correction of the per-pair tests' p-values (statsmodels' names; bh = "
                         "fdr_bh), per metric over the comparisons with the baselines (or all pairs); none with a "
                         "family-wise test (perm-max-t, tukey, max-t, parametric-tukey)" + ": " + _CORRECTION_CHOICES)
-    s.add_argument("--alpha", type=float, default=0.05, metavar="A",
-                   help="significance level; the intervals are 1 - A (default 0.05)")
-    s.add_argument("--trials", type=int, default=10_000, metavar="B",
-                   help="trials of the resampling tests (default 10000)")
-    s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    add_resampling_arguments(s, 10_000, "trials of the resampling tests",
+                             alpha="significance level; the intervals are 1 - A")
     s.add_argument("--plus-one", action=argparse.BooleanOptionalAction, default=True,
                    help="randomised p = (count + 1) / (B + 1), never 0 (default); --no-plus-one: count / B")
     s.add_argument("--format", default="tsv", choices=("tsv", "jsonl", "markdown", "latex"),
@@ -375,7 +376,7 @@ def _cmd_sweep(args) -> int:
     candidates = {path: path for path in _given_once(args.candidate or [], "--candidate")}
     integral = [g for g in generators if g in ("pooling", "popularity")]
     if args.parameters is None and integral:
-        raise ValueError(f"--generator {integral[0]} takes pool depths or top-k (integers): give --parameters "
+        raise DiscpowerError(f"--generator {integral[0]} takes pool depths or top-k (integers): give --parameters "
                          f"(e.g. 10,20,50); the default {','.join(f'{p:g}' for p in PARAMETERS)} is sampling rates")
     parameters = args.parameters if args.parameters is not None else PARAMETERS
     with warnings.catch_warnings(record=True) as caught:
@@ -512,12 +513,12 @@ def _cmd_compare_systems(args) -> int:
     from .systems import compare_systems
 
     if (args.ci or args.booktabs) and args.format in ("tsv", "jsonl"):
-        raise ValueError(f"--ci and --booktabs shape the markdown and latex tables; --format {args.format} prints "
+        raise DiscpowerError(f"--ci and --booktabs shape the markdown and latex tables; --format {args.format} prints "
                          f"the intervals in its ci_low, ci_high columns already")
     if args.booktabs and args.format != "latex":
-        raise ValueError("--booktabs applies to --format latex")
+        raise DiscpowerError("--booktabs applies to --format latex")
     if not 0 <= args.digits <= 15:
-        raise ValueError(f"--digits must be an integer in [0, 15], got {args.digits}")
+        raise DiscpowerError(f"--digits must be an integer in [0, 15], got {args.digits}")
     metrics, options = scoring_options(args, default_metric=None)
     baselines = [run_name(b) if b in args.runs else b for b in args.baseline or ()]  # a RUN file names its run
     baseline = None if not baselines else baselines[0] if len(baselines) == 1 else baselines

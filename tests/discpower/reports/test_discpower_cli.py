@@ -511,3 +511,27 @@ def test_the_correction_takes_statsmodels_aliases_on_the_command_line(cli_files,
     code, _, err = _run(capsys, "compare", qrels_path, *run_paths, "-m", "P@10", "--test", "t-test",
                         "--correction", "bonferoni")
     assert code == 2 and "did you mean 'bonferroni'" in err and "or none" in err
+
+
+def test_the_resampling_options_are_declared_once():
+    """Issue 40: --trials, --alpha and --seed mean the same in every command that has them (one declaration,
+    discpower.reports.cli.add_resampling_arguments): their type, metavar and, for --alpha and --seed, default."""
+    import argparse
+
+    from discpower.reports.cli import _parser
+
+    commands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    seen = {}
+    for name, sub in commands.items():
+        options = {o: a for a in sub._actions for o in a.option_strings}
+        if "--trials" not in options:
+            continue
+        seen[name] = sorted(o for o in ("--trials", "--alpha", "--seed") if o in options)
+        trials, seed = options["--trials"], options["--seed"]
+        assert (trials.type, trials.metavar, seed.type, seed.metavar, seed.default) == (int, "B", int, "S", 0), name
+        assert f"(default {trials.default})" in trials.help, name
+        if "--alpha" in options:
+            alpha = options["--alpha"]
+            assert (alpha.type, alpha.metavar, alpha.default) == (float, "A", 0.05) and "0.05" in alpha.help, name
+    assert seen == {"tukey": ["--seed", "--trials"], **{c: ["--alpha", "--seed", "--trials"] for c in
+                                                         ("meta", "compare-qrels", "sweep", "compare")}}
