@@ -12,7 +12,7 @@ from pathlib import Path
 
 import cwla
 from cwla.bridges import cwl
-from cwla.metrics import aggregations, browsing, counting, gains, intents, summary, text
+from cwla.metrics import aggregations, browsing, counting, gains, intents, names_ir_measures, names_trec_eval, summary, text
 
 OUT = Path(__file__).with_name("metrics.md")
 
@@ -38,9 +38,9 @@ def _meaning(example: str) -> str:
 def ir_measures_table() -> str:
     rows = []
     aliases = {}
-    for alias, name in text._NAMED_ALIASES.items():
+    for alias, name in names_ir_measures.NAMED_ALIASES.items():
         aliases.setdefault(name, []).append(alias)
-    for name, spec in text._NAMED_MEASURES.items():
+    for name, spec in names_ir_measures.NAMED_MEASURES.items():
         params = ", ".join(spec.params) or "-"
         also = f" (also {', '.join(aliases[name])})" if name in aliases else ""
         for i, example in enumerate(spec.examples):
@@ -57,7 +57,7 @@ def trec_eval_table() -> str:
     rows = []
     forms = {None: "`{0}`", "cut": "`{0}_k`, `{0}.k`", "level": "`{0}_x`, `{0}.x`", "list": "`{0}`, `{0}.a,b,...`",
              "pairs": "`{0}`, `{0}.g=v,...`"}
-    for name, (kind, build) in text._TREC.items():
+    for name, (kind, build) in names_trec_eval.TREC_MEASURES.items():
         version = "trec_eval 10" if name in TREC_10_ONLY else "trec_eval 9.0 and 10"
         if build is None:
             rows.append(f"| {forms[kind].format(name)} | printed by `cwla eval --format trec` | | {version} |")

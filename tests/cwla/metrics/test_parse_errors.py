@@ -207,11 +207,11 @@ def test_a_megabyte_bad_name_is_refused_with_a_short_message_and_no_search(text,
     """The "did you mean" search compares only names whose length allows a match (an edit distance is at
     least the difference in length; difflib's ratio at most 2 min / (la + lb)): a 1 MB name is compared
     with nothing, and the message shows its start and its length, not the megabyte."""
-    from cwla.metrics import text as module
+    from cwla.metrics import spelling as module
 
     calls = []
-    original = module._distance
-    monkeypatch.setattr(module, "_distance", lambda a, b: calls.append(len(a)) or original(a, b))
+    original = module.distance
+    monkeypatch.setattr(module, "distance", lambda a, b: calls.append(len(a)) or original(a, b))
     with pytest.raises(cwla.MetricSyntaxError) as err:
         cwla.parse_metric(text)
     message = str(err.value)
