@@ -23,7 +23,8 @@ import numpy as np
 from .._numba import jit
 from ..metrics.aggregations import AGGREGATIONS
 from ..metrics.browsing import CODES, N_MODEL_PARAMS
-from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, COMPAT, FIRST_TREC, count_ranking, gain_ranking, trec_ranking
+from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, COMPAT, FIRST_TREC
+from .counting_kernels import count_ranking, gain_ranking, trec_ranking
 
 # browsing model codes, from their declarations (cwla.metrics.browsing)
 PRECISION, DCG, RBP, INST, AP, ERR = (CODES[n] for n in ("Precision", "DCG", "RBP", "INST", "AP", "ERR"))
@@ -331,7 +332,7 @@ def score_cells(first, last, codes, starts, lengths, n_topics, unjudged, ispec, 
 
     Counting measure q (:mod:`cwla.metrics.counting`) is row ``cspec[q]`` (code, level row, k, gain row) and
     ``cpar[q]``; ``kinds[l, g]`` says what grade code g is at level row l (relevant, judged
-    non-relevant, negative or unjudged: :func:`cwla.metrics.counting.kind_table`), ``n_rel[l, t]`` and
+    non-relevant, negative or unjudged: :func:`cwla.scoring.counting_kernels.kind_table`), ``n_rel[l, t]`` and
     ``n_nonrel[l, t]`` count topic t's relevant and judged non-relevant
     documents. Writes ``cout_lo[q, c]`` and ``cout_hi[q, c]``; the measures of codes >= ``FIRST_TREC``
     (trec_eval's other measures) are left to :func:`trec_cells`.
@@ -406,8 +407,8 @@ def score_variant(metrics: bool, costs: bool, counts: bool):
 def trec_cells(first, last, codes, starts, lengths, n_topics, unjudged, cspec, cpar, kinds, n_rel, n_nonrel, ggain,
                istart, igain, icount, gscale, with_upper, cout_lo, cout_hi):
     """:func:`score_cells`' counting part (cells ``first:last``) for trec_eval's other measures (codes >= ``FIRST_TREC``): the
-    kinds-based ones (:func:`cwla.metrics.counting.trec_ranking`) and those over grades as gains (gain row
-    r = ``cspec[q, C_GAIN]`` >= 0, :func:`cwla.metrics.counting.gain_ranking`: ``ggain[r]`` the gain of each
+    kinds-based ones (:func:`cwla.scoring.counting_kernels.trec_ranking`) and those over grades as gains (gain row
+    r = ``cspec[q, C_GAIN]`` >= 0, :func:`cwla.scoring.counting_kernels.gain_ranking`: ``ggain[r]`` the gain of each
     grade code, topic t's ideal gain levels ``igain[istart[r, t]:istart[r, t + 1]]`` with ``icount``
     documents each, ``gscale[r, t]`` rbp's scaling; no residual). A kernel of its own, compiled only when
     one of them is asked for, so that the usual measures do not pay for compiling them."""

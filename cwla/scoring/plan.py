@@ -22,7 +22,8 @@ from ..data.collection import Collection
 from ..errors import CwlaWarning, UserFunctionError
 from ..metrics.browsing import AP, Tabulated, adaptive_function
 from ..metrics.browsing import MAX_CUTOFF
-from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, FIRST_TREC, N_CSPEC, NONREL, RBP_TREC, REL, UNJUDGED, kind_table
+from ..metrics.counting import C_CODE, C_GAIN, C_K, C_LEVEL, FIRST_TREC, N_CSPEC, RBP_TREC
+from .counting_kernels import NONREL, REL, UNJUDGED, kind_table
 from ..metrics.metric import ALL, Metric
 from . import kernels as K
 
@@ -87,7 +88,7 @@ def _cost_tables(col: Collection, max_cost: float, min_cost: float) -> tuple:
 
 def _level_tables(measures, col: Collection):
     """For the counting measures: their spec rows and, per distinct relevance level, what each grade code
-    is (:func:`cwla.metrics.counting.kind_table`) and how many relevant and judged non-relevant (0 <= grade < level)
+    is (:func:`cwla.scoring.counting_kernels.kind_table`) and how many relevant and judged non-relevant (0 <= grade < level)
     documents each topic has."""
     levels = sorted({m.level for m in measures})
     row = {level: i for i, level in enumerate(levels)}
