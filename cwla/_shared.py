@@ -23,7 +23,7 @@ from ._display import Displayed, Shown, count_text, legend, short_labels
 from ._latex import bold, escape, grid, inline_math, superscript, table, tabular
 from ._moved import keep_old_paths
 from ._numba import jit
-from ._validate import FLAG, NONE, Interval, Options, check
+from ._validate import FLAG, NONE, PATH, Instance, Interval, Options, check
 from .bridges.report import FORMATS, Report, render
 from .data.files import atomic_write, atomic_write_text, check_outputs, text_lines
 from .metrics.aggregations import AGGREGATIONS
@@ -36,7 +36,7 @@ from .scoring.evaluator import as_metrics
 CLI = ("add_option_arguments", "add_quiet_argument", "add_scoring_arguments", "as_program", "evaluation_options",
        "run_command", "scoring_options", "topic_notes")
 
-__all__ = ["jit", "check", "Interval", "Options", "NONE", "FLAG", "bold", "escape", "grid", "inline_math",
+__all__ = ["jit", "check", "Interval", "Options", "Instance", "NONE", "FLAG", "PATH", "bold", "escape", "grid", "inline_math",
            "superscript", "table", "tabular", "text_lines", "atomic_write", "atomic_write_text", "check_outputs",
            "keep_old_paths", "Displayed", "Shown", "count_text", "legend", "short_labels", "AGGREGATIONS", "BROWSING_MODELS", "as_metrics",
            "reporter", "scope", "scoped", "Report", "render", "FORMATS", *CLI]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Callable
 
 import attrs
@@ -29,7 +30,7 @@ import numpy as np
 
 from .errors import CwlaError, ParameterError
 
-__all__ = ["check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE",
+__all__ = ["check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE", "PATH", "of_parameter",
            "fmt", "strict_int", "strict_float", "finite_float", "optional_float"]
 
 
@@ -82,6 +83,19 @@ def optional_int(value: object) -> int | None:
 def optional_float(value: object) -> float | None:
     """None, or a finite float (:func:`finite_float`)."""
     return None if value is None else finite_float(value)
+
+
+def of_parameter(convert: Callable[[object], object], name: str, owner: str) -> Callable[[object], object]:
+    """``convert`` (:func:`finite_float`, :func:`optional_int`, ...) as the converter of parameter ``name`` of
+    ``owner`` (an attrs field): its error names them (``'recall' of IPrec: expected a number, got 'x'``)."""
+
+    def converter(value: object) -> object:
+        try:
+            return convert(value)
+        except CwlaError as err:
+            raise type(err)(f"{name!r} of {owner}: {err}") from None
+
+    return converter
 
 
 class Constraint:
@@ -213,6 +227,8 @@ NONE = Options((None,))
 FLAG = _Flag()
 #: anything callable
 CALLABLE = Predicate(callable, "a callable")
+#: a path: a str, bytes or an os.PathLike (pathlib.Path, ...)
+PATH = Instance((str, bytes, os.PathLike), "a path (a str or an os.PathLike such as pathlib.Path)")
 
 
 def either(texts: list[str]) -> str:

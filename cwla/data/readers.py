@@ -89,6 +89,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._validate import PATH, check
 from ..errors import EmptyRunWarning, InputError, ParameterError
 from ..typing import PathLike, QrelsLike, RunLike
 from .files import UTF8_BOM, decoded_lines, read_bytes
@@ -351,7 +352,7 @@ def run_name(path: PathLike) -> str:
         The file name without its directory and without a trailing ``.gz``,
         e.g. ``'p_bert'`` for ``'runs/p_bert.gz'``.
     """
-    name = os.path.basename(os.fsdecode(path))
+    name = os.path.basename(os.fsdecode(check(path, "path", PATH, func="run_name")))
     if name.endswith(".gz"):
         name = name[: -len(".gz")]
     return name

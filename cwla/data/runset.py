@@ -40,7 +40,7 @@ from ._join import cell_starts
 from ._pairs import PairBuilder, find_pairs
 from ._reading import Interned, ranked, read_interned
 from ._tokenize import Workspace
-from .._validate import FLAG, Interval, NONE, Options, check
+from .._validate import FLAG, PATH, Interval, NONE, Options, check
 from ..errors import CwlaError, InputError, ParameterError
 from ..progress import Bar
 from .files import BLOCK_BYTES, physical_memory, text_size
@@ -386,6 +386,7 @@ def open_runs(directory: str | os.PathLike, *, verify: bool = True) -> RunSet:
     >>> cwla.is_run_store(store), cwla.open_runs(store).names[:2]
     (True, ('run01', 'run02'))
     """
+    directory = check(directory, "directory", PATH, func="open_runs")
     check(verify, "verify", FLAG, func="open_runs")
     folder = os.path.abspath(os.fspath(directory))
     where = f"run store {folder}"

@@ -103,7 +103,7 @@ from typing import ClassVar
 
 import attrs
 
-from .._validate import finite_float, fmt, optional_flag, optional_float, optional_int
+from .._validate import finite_float, fmt, of_parameter, optional_flag, optional_float, optional_int
 from ..errors import CwlaError
 
 __all__ = [
@@ -137,8 +137,10 @@ def _optional_rel(instance: object, attribute: attrs.Attribute, value: float | N
         raise CwlaError(f"'rel' of {type(instance).__name__} must be > 0 or None: {fmt(value)}")
 
 
-_k_field = attrs.field(default=None, converter=optional_int, validator=_optional_k)
-_rel_field = attrs.field(default=None, converter=optional_float, validator=_optional_rel,
+_k_field = attrs.field(default=None, converter=of_parameter(optional_int, "k", "a counting measure"),
+                       validator=_optional_k)
+_rel_field = attrs.field(default=None, converter=of_parameter(optional_float, "rel", "a counting measure"),
+                         validator=_optional_rel,
                          kw_only=True)
 _judged_field = attrs.field(default=None, converter=optional_flag("judged_only", "a measure"), kw_only=True)
 
@@ -283,7 +285,8 @@ class SetF(CountingMeasure):
     """Set F: (1 + beta) P R / (beta P + R) of set precision P and set recall R (``set_F``; beta enters
     unsquared, as trec_eval's parameter and ir_measures' ``beta`` do)."""
 
-    beta: float = attrs.field(default=1.0, converter=finite_float, validator=_positive_beta, kw_only=True)
+    beta: float = attrs.field(default=1.0, converter=of_parameter(finite_float, "beta", "SetF"),
+                              validator=_positive_beta, kw_only=True)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
     code: ClassVar[int] = SETF
@@ -323,7 +326,7 @@ class IPrec(CountingMeasure):
     """Interpolated precision at recall x: the best precision at any rank whose recall is at
     least x (``iprec_at_recall_x``); ``IPrec@0.5``."""
 
-    recall: float = attrs.field(converter=finite_float, validator=_unit_recall)
+    recall: float = attrs.field(converter=of_parameter(finite_float, "recall", "IPrec"), validator=_unit_recall)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
     convention: int | None = attrs.field(default=None, validator=_convention, kw_only=True)
@@ -390,7 +393,7 @@ class RelP(CountingMeasure):
     """Relative precision at k: relevant in the top k over min(k, R), the most that could be (trec_eval
     ``relative_P_k``)."""
 
-    k: int = attrs.field(converter=optional_int, validator=_optional_k)
+    k: int = attrs.field(converter=of_parameter(optional_int, "k", "RelP"), validator=_optional_k)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
     code: ClassVar[int] = RELP
@@ -407,7 +410,7 @@ class RprecMult(CountingMeasure):
     """Precision at rank c = floor(mult x R + 0.9), R the topic's relevant documents (trec_eval
     ``Rprec_mult_x``; ``mult=1`` is R-precision but for the rounding)."""
 
-    mult: float = attrs.field(converter=finite_float, validator=_positive_mult)
+    mult: float = attrs.field(converter=of_parameter(finite_float, "mult", "RprecMult"), validator=_positive_mult)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
     code: ClassVar[int] = RPREC_MULT
@@ -432,11 +435,12 @@ class Utility(CountingMeasure):
     non-relevant not retrieved among ``docs`` documents (trec_eval ``utility``, default a=1, b=-1, c=d=0;
     ``docs`` is trec_eval's -N)."""
 
-    a: float = attrs.field(default=1.0, converter=finite_float, kw_only=True)
-    b: float = attrs.field(default=-1.0, converter=finite_float, kw_only=True)
-    c: float = attrs.field(default=0.0, converter=finite_float, kw_only=True)
-    d: float = attrs.field(default=0.0, converter=finite_float, kw_only=True)
-    docs: float = attrs.field(default=0.0, converter=finite_float, validator=_non_negative_docs, kw_only=True)
+    a: float = attrs.field(default=1.0, converter=of_parameter(finite_float, "a", "Utility"), kw_only=True)
+    b: float = attrs.field(default=-1.0, converter=of_parameter(finite_float, "b", "Utility"), kw_only=True)
+    c: float = attrs.field(default=0.0, converter=of_parameter(finite_float, "c", "Utility"), kw_only=True)
+    d: float = attrs.field(default=0.0, converter=of_parameter(finite_float, "d", "Utility"), kw_only=True)
+    docs: float = attrs.field(default=0.0, converter=of_parameter(finite_float, "docs", "Utility"),
+                              validator=_non_negative_docs, kw_only=True)
     rel: float | None = _rel_field
     judged_only: bool | None = _judged_field
     code: ClassVar[int] = UTILITY
@@ -522,7 +526,7 @@ class Unj(CountingMeasure):
     """The fraction of the top k that is unjudged (not in the qrels, or a grade < 0), over k (trec_eval
     ``unj_k``)."""
 
-    k: int = attrs.field(converter=optional_int, validator=_optional_k)
+    k: int = attrs.field(converter=of_parameter(optional_int, "k", "Unj"), validator=_optional_k)
     code: ClassVar[int] = UNJ
     name: ClassVar[str] = "Unj"
 
@@ -538,7 +542,8 @@ class RBPResid(CountingMeasure):
     (grade < 0 or not in the qrels) and the ranks past the ranking could add, p^n + (1 - p) sum_{unjudged
     d_i} p^(i-1); 0 when every retrieved document is judged."""
 
-    p: float = attrs.field(default=0.9, converter=finite_float, validator=_unit_p, kw_only=True)
+    p: float = attrs.field(default=0.9, converter=of_parameter(finite_float, "p", "RBPResid"),
+                           validator=_unit_p, kw_only=True)
     code: ClassVar[int] = RBP_RESID
     name: ClassVar[str] = "RBPResid"
 
@@ -608,7 +613,8 @@ class RBPTrec(_GradeGains):
     as gains, scaled per topic to (g - min) / (max - min) (min and max over 0 and the topic's gains) when
     one lies outside [0, 1]."""
 
-    p: float = attrs.field(default=0.9, converter=finite_float, validator=_unit_p, kw_only=True)
+    p: float = attrs.field(default=0.9, converter=of_parameter(finite_float, "p", "RBPTrec"),
+                           validator=_unit_p, kw_only=True)
     gains: tuple = _gains_field
     code: ClassVar[int] = RBP_TREC
     name: ClassVar[str] = "RBPTrec"
@@ -669,7 +675,8 @@ class Compat(_GradeGains):
     by grade; within a grade the retrieved ones in the ranking's order), over the depth of the longer list;
     ``normalize``: divided by the ideal's overlap with itself."""
 
-    p: float = attrs.field(default=0.95, converter=finite_float, validator=_unit_p, kw_only=True)
+    p: float = attrs.field(default=0.95, converter=of_parameter(finite_float, "p", "Compat"),
+                           validator=_unit_p, kw_only=True)
     normalize: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool), kw_only=True)
     gains: tuple = attrs.field(default=(), init=False)
     code: ClassVar[int] = COMPAT

@@ -38,8 +38,9 @@ import numpy as np
 import pandas as pd
 
 from cwla import Collection, Evaluation, Evaluator, Judgements, read_qrels
+from cwla.errors import CwlaError
 from cwla._shared import scoped
-from cwla._shared import FLAG, NONE, Displayed, Interval, Options, Shown, check, count_text, legend, short_labels, tabular
+from cwla._shared import FLAG, NONE, Displayed, Instance, Interval, Options, Shown, check, count_text, legend, short_labels, tabular
 
 from .._params import alpha_level, count
 from .._params import digits as digits_value
@@ -273,6 +274,8 @@ def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alp
     signs) is an FP, so 1R = TP / (TP + FN) then leaves it out of both terms. ``metric``: the label of
     the metric the tests are on (the figure's axes name it).
     """
+    for name, test in (("truth_test", truth_test), ("candidate_test", candidate_test)):
+        check(test, name, Instance(PairwiseTest, "a discpower test result (PairwiseTest)"), func="compare_tests")
     alpha = alpha_level(alpha)
     if metric is not None and not isinstance(metric, str):
         raise DiscpowerError(f"The 'metric' parameter must be a metric label (a string) or None. Got {metric!r} "
@@ -343,7 +346,16 @@ def cohen_kappa(truth: QrelsLike, candidate: QrelsLike, *, threshold: float | No
     nothing overlaps or the expected disagreement is 0 (a single label everywhere).
     """
     check(weights, "weights", _WEIGHTS, error=DiscpowerError)
-    return kappa_of(read_qrels(truth), read_qrels(candidate), threshold, weights)
+    return kappa_of(_qrels_of(truth, "truth", "cohen_kappa"), _qrels_of(candidate, "candidate", "cohen_kappa"),
+                    threshold, weights)
+
+
+def _qrels_of(qrels: QrelsLike, name: str, func: str):
+    """``read_qrels(qrels)``, its error naming the parameter ``name`` of ``func``."""
+    try:
+        return read_qrels(qrels)
+    except CwlaError as err:
+        raise type(err)(f"{name!r} of {func}: {err}") from None
 
 
 def kappa_of(g: pd.DataFrame, c: pd.DataFrame, threshold, weights) -> tuple[float, int]:

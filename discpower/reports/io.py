@@ -42,18 +42,15 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cwla._shared import atomic_write_text, text_lines
+from cwla._shared import PATH, Instance, atomic_write_text, check, text_lines
 
 from ..errors import DiscpowerError
 from ..stats.matrix import score_matrix
+from ..stats.result import PairwiseTest
 from ..typing import Matrix, PathLike
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..stats.result import PairwiseTest
 
 __all__ = ["read_matrix", "read_discpower", "write_pairs", "write_matrix"]
 
@@ -105,7 +102,7 @@ def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
         of scores, a non-numeric or non-finite score, fewer than 2 systems or
         topics -- each naming the file and line.
     """
-    label, lines = _lines(path, "score matrix")
+    label, lines = _lines(check(path, "path", PATH, func="read_matrix"), "score matrix")
     if not lines:
         raise DiscpowerError(f"{label} is empty: expected a header line of system names, then one line "
                              f"of scores per topic")
@@ -153,7 +150,8 @@ def read_discpower(runlist_path: PathLike, matrix_path: PathLike) -> tuple[np.nd
         number of scores differs from the number of runs, a non-numeric score --
         naming the file and line.
     """
-    run_label, run_lines = _lines(runlist_path, "run list")
+    check(matrix_path, "matrix_path", PATH, func="read_discpower")
+    run_label, run_lines = _lines(check(runlist_path, "runlist_path", PATH, func="read_discpower"), "run list")
     if not run_lines:
         raise DiscpowerError(f"{run_label} is empty: expected one run name per line")
     names = [text.strip() for _, text in run_lines]
@@ -238,6 +236,7 @@ def write_pairs(result: PairwiseTest, path: PathLike | None = None, *, digits: i
     str
         The text (one line per pair, each ending with a newline).
     """
+    check(result, "result", Instance(PairwiseTest, "a discpower test result (PairwiseTest)"), func="write_pairs")
     for name in result.systems:
         if not name or any(ch.isspace() for ch in name):
             raise DiscpowerError(f"run name {name!r} cannot be written to Discpower's space-separated "
