@@ -11,8 +11,8 @@ class CwlaError(ValueError):
 
 class ParameterError(CwlaError, TypeError):
     """A parameter outside what a function accepts, or of a type it does not take: a ValueError and a TypeError
-    both (as scikit-learn's InvalidParameterError), whichever its caller catches. :func:`cwla._validate.check`
-    gives the one message template; every error of a wrong type that cwla and discpower raise is one."""
+    both (as scikit-learn's InvalidParameterError), whichever its caller catches. The parameter checks give it
+    one message template; every error of a wrong type that cwla and discpower raise is one."""
 
 
 class InputError(CwlaError):
