@@ -31,8 +31,8 @@ from .metrics.browsing import BROWSING_MODELS
 from .progress import reporter, scope, scoped
 from .scoring.evaluator import as_metrics
 
-#: the command line's shared arguments and error handling (:mod:`cwla.bridges.cli`), imported when first
-#: asked for: only the ``discpower`` command needs them (and argparse), not ``import discpower``
+#: the command line's shared arguments (:mod:`cwla.bridges.arguments`) and error handling (:mod:`cwla.bridges.cli`),
+#: imported when first asked for: only the ``discpower`` command needs them (and argparse), not ``import discpower``
 CLI = ("add_option_arguments", "add_quiet_argument", "add_scoring_arguments", "as_program", "evaluation_options",
        "run_command", "scoring_options", "topic_notes")
 
@@ -44,7 +44,7 @@ __all__ = ["jit", "check", "Interval", "Options", "Instance", "NONE", "FLAG", "P
 
 def __getattr__(name: str) -> object:
     if name in CLI:
-        from .bridges import cli
+        from .bridges import arguments, cli
 
-        return getattr(cli, name)
+        return getattr(arguments if hasattr(arguments, name) else cli, name)
     raise AttributeError(f"module 'cwla._shared' has no attribute {name!r}")
