@@ -33,8 +33,9 @@ from .scoring.evaluator import as_metrics
 
 #: the command line's shared arguments (:mod:`cwla.bridges.arguments`) and error handling (:mod:`cwla.bridges.cli`),
 #: imported when first asked for: only the ``discpower`` command needs them (and argparse), not ``import discpower``
-CLI = ("add_option_arguments", "add_quiet_argument", "add_scoring_arguments", "as_program", "evaluation_options",
-       "run_command", "scoring_options", "topic_notes")
+ARGUMENTS = ("add_option_arguments", "add_quiet_argument", "add_scoring_arguments", "evaluation_options",
+             "scoring_options")
+CLI = (*ARGUMENTS, "as_program", "run_command", "topic_notes")
 
 __all__ = ["jit", "check", "Interval", "Options", "Instance", "NONE", "FLAG", "PATH", "bold", "escape", "grid", "inline_math",
            "superscript", "table", "tabular", "text_lines", "atomic_write", "atomic_write_text", "check_outputs",
@@ -46,5 +47,5 @@ def __getattr__(name: str) -> object:
     if name in CLI:
         from .bridges import arguments, cli
 
-        return getattr(arguments if hasattr(arguments, name) else cli, name)
+        return getattr(arguments if name in ARGUMENTS else cli, name)
     raise AttributeError(f"module 'cwla._shared' has no attribute {name!r}")

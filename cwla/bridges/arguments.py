@@ -9,20 +9,15 @@ from __future__ import annotations
 import argparse
 import math
 
+from .._validate import fmt
 from ..errors import CwlaError
 from ..metrics.gains import GAIN_MAPS
 
 __all__ = ["DEFAULT_METRIC", "add_scoring_arguments", "add_option_arguments", "add_quiet_argument",
-           "add_trec_eval_arguments", "depth_value", "metric_texts", "scoring_options", "evaluation_options",
-           "number_text"]
+           "add_trec_eval_arguments", "depth_value", "metric_texts", "scoring_options", "evaluation_options"]
 
 #: the metric of a command given none
 DEFAULT_METRIC = "nDCG@10"
-
-
-def number_text(x: float) -> str:
-    """A number as a flag shows it: ``2``, not ``2.0``; ``0.5``."""
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 def add_scoring_arguments(p: argparse.ArgumentParser, default_metric: str | None = DEFAULT_METRIC) -> None:
@@ -140,7 +135,7 @@ def evaluation_options(args) -> dict:
         raise CwlaError(f"-l must be a finite number > 0 (the lowest relevant grade), got {rel:g}")
     gain = parse_gain(args.gain) if args.gain is not None else None
     if rel is not None and isinstance(gain, Binary) and gain.threshold is not None and gain.threshold != rel:
-        raise CwlaError(f"-l {number_text(rel)} contradicts --gain {args.gain}: give one of them")
+        raise CwlaError(f"-l {fmt(rel)} contradicts --gain {args.gain}: give one of them")
     return {"gain": gain, "cutoff": args.cutoff, "depth": args.depth, "stop": True if args.stop else None,
             "order": args.order, "rel": rel, "max_docs": args.max_docs,
             "judged_only": True if args.judged_only else None, "ties": args.ties,

@@ -50,7 +50,8 @@ import warnings
 from .._display import count_text
 from .._version import __version__
 from ..errors import CwlaError
-from .arguments import add_quiet_argument, add_scoring_arguments, evaluation_options, number_text, scoring_options
+from .._validate import fmt
+from .arguments import add_quiet_argument, add_scoring_arguments, evaluation_options, scoring_options
 
 __all__ = ["main"]
 
@@ -497,7 +498,7 @@ def _level_notes(flag, option, value, gain_text, parsed, labels) -> list[str]:
             own.append(label)
         elif not (m.gain == Binary() or (m.gain is None and isinstance(gain, Binary))):
             graded.append(label)
-    shown = flag if option == "judged_only" else f"{flag} {number_text(value)}"
+    shown = flag if option == "judged_only" else f"{flag} {fmt(value)}"
     return (_not_applied(shown, own, f"set{'s' if len(own) == 1 else ''} {option} itself")
             + _not_applied(shown, graded, "graded gains: no relevance level"))
 
@@ -518,7 +519,7 @@ def _eval_report(args, ev, given: dict, read_as: str) -> str:
         table = ev.to_frame(per_topic=args.per_topic, means=not args.nosummary)
         caption = "values"
     n_topics = len(ev.topics)
-    options = ", ".join(f"{flag} {number_text(value) if isinstance(value, float) else value}".rstrip()
+    options = ", ".join(f"{flag} {fmt(value) if isinstance(value, float) else value}".rstrip()
                         for flag, value in _given_flags(args, given)) or "none (the defaults)"
     facts = [("qrels", read_as), ("runs", f"{len(ev.runs)} ({_names(ev.runs)})"),
              ("topics", f"{n_topics} (the qrels topics; a topic missing from a run scores 0)")]

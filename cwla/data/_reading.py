@@ -99,13 +99,11 @@ def _add_block(run: int, columns: RunColumns, pairs: PairBuilder, reserve: int, 
     return ids, scores, labels, lengths
 
 
-def _joined(parts: list, ties: str) -> Interned:
-    if not parts:
-        raise InputError("a run without lines")  # (not reached: an empty run is refused by the careful reader)
+def _joined(parts: list) -> Interned:
+    """One run's blocks (``_add_block``'s results, at least one) as one :class:`Interned`."""
     ids, scores, labels, lengths = zip(*parts)
-    return Interned(np.concatenate(ids), np.concatenate(scores).astype(np.float64 if ties == "float64" else np.float32,
-                                                                       copy=False),
-                    [label for part in labels for label in part], np.concatenate(lengths))
+    return Interned(np.concatenate(ids), np.concatenate(scores), [label for part in labels for label in part],
+                    np.concatenate(lengths))
 
 
 def _fast_blocks(run: int, path, ties: str, pairs: PairBuilder, n_runs: int, workspace: Workspace,
@@ -120,7 +118,7 @@ def _fast_blocks(run: int, path, ties: str, pairs: PairBuilder, n_runs: int, wor
         if columns is None:
             return None
         parts.append(_add_block(run, columns, pairs, reserve, workspace))
-    return _joined(parts, ties) if parts else None
+    return _joined(parts) if parts else None
 
 
 def read_interned(run: int, name: str, source, ties: str, pairs: PairBuilder, n_runs: int, workspace: Workspace,
@@ -137,7 +135,7 @@ def read_interned(run: int, name: str, source, ties: str, pairs: PairBuilder, n_
             # before it stopped do not count as retrieved twice
             run += n_runs
         columns = _careful_columns(source, ties)
-        return _joined([_add_block(run, columns, pairs, min(n_runs, 4), workspace)], ties)
+        return _joined([_add_block(run, columns, pairs, min(n_runs, 4), workspace)])
     except _Duplicate as duplicate:
         read_run(source)  # the careful reader names the file and the lines
         raise InputError(f"run {name!r}: docno {duplicate.docno!r} appears twice for topic "

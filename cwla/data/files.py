@@ -75,11 +75,7 @@ def _opened(path, what: str, layout: str | None, error: type[Exception]):
     every reader gives."""
     label = os.fsdecode(path)
     try:
-        fh = open(path, "rb")
-        if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):  # (POSIX opens a folder for reading)
-            fh.close()
-            raise IsADirectoryError
-        return fh
+        return open(path, "rb")
     except FileNotFoundError:
         expected = f" (expected a path to a TREC {what} file: {layout})" if layout else ""
         raise FileNotFoundError(errno.ENOENT, f"{what} file does not exist{expected}", label) from None
@@ -111,24 +107,25 @@ def physical_memory() -> int | None:
         return None
 
 
-def _gzip_limit(compressed: int) -> int:
-    """The most text a gzip file of ``compressed`` bytes may decompress to (:func:`gunzip`)."""
+def _gzip_limit(compressed: int) -> tuple[int, int | None]:
+    """``(limit, memory)``: the most text a gzip file of ``compressed`` bytes may decompress to (:func:`gunzip`),
+    and the machine's memory where a quarter of it is the bound (else None: the ratio is)."""
     memory = physical_memory()
     by_ratio = max(_RATIO_FROM, MAX_GZIP_RATIO * compressed)
-    return min(by_ratio, memory // 4) if memory else by_ratio
+    return (memory // 4, memory) if memory and memory // 4 < by_ratio else (by_ratio, None)
 
 
 def _check_gzip_size(total: int, compressed: int, label: str, error: type[Exception]) -> None:
     """Refuse ``total`` bytes of text decompressed from ``compressed`` bytes once past :func:`_gzip_limit`."""
-    limit = _gzip_limit(compressed)
+    limit, memory = _gzip_limit(compressed)
     if total <= limit:
         return
-    if limit == max(_RATIO_FROM, MAX_GZIP_RATIO * compressed):
+    if memory is None:
         raise error(f"{label}: this gzip file of {compressed:,} bytes decompresses to more than "
                     f"{limit:,} (over {MAX_GZIP_RATIO}x; TREC text compresses 4-10x): refused as a gzip "
                     f"bomb before it fills the memory")
     raise error(f"{label}: decompresses to more than {limit:,} bytes, a quarter of this machine's memory "
-                f"({physical_memory():,} bytes): the text and the arrays read from it would not fit")
+                f"({memory:,} bytes): the text and the arrays read from it would not fit")
 
 
 def gunzip(data, label: str, error: type[Exception] = InputError) -> bytes:
@@ -139,7 +136,7 @@ def gunzip(data, label: str, error: type[Exception] = InputError) -> bytes:
     size, never filling the memory first; a real file is decompressed in one call, as ``gzip.decompress``
     does."""
     compressed = len(data)
-    limit = _gzip_limit(compressed)
+    limit, _ = _gzip_limit(compressed)
     out, total = [], 0
     pending = memoryview(data).cast("B")
     while True:
@@ -202,10 +199,14 @@ def text_blocks(path, what: str, *, layout: str | None = None, block_bytes: int 
     label = os.fsdecode(path)
     with _opened(path, what, layout, error) as fh:
         head = fh.read(len(GZIP_MAGIC))
-        source = _Gunzipping(fh, head, label, error) if head == GZIP_MAGIC else _Prefixed(fh, head)
         info = os.fstat(fh.fileno())
-        if stat.S_ISREG(info.st_mode) and head != GZIP_MAGIC:  # a plain file smaller than a block: its size
-            block_bytes = max(1, min(block_bytes, info.st_size + 1))
+        regular = stat.S_ISREG(info.st_mode)
+        if head == GZIP_MAGIC:
+            source = _Gunzipping(fh, head, info.st_size if regular else None, label, error)
+        else:
+            source = _Prefixed(fh, head)
+            if regular:  # a plain file smaller than a block: its size
+                block_bytes = max(1, min(block_bytes, info.st_size + 1))
         buf = np.empty(block_bytes, dtype=np.uint8)
         fill, first = 0, True
         while True:
@@ -264,10 +265,9 @@ class _Gunzipping:
     #: compressed bytes read at a time
     CHUNK = 2**20
 
-    def __init__(self, fh, head: bytes, label: str, error: type[Exception]):
+    def __init__(self, fh, head: bytes, compressed: int | None, label: str, error: type[Exception]):
         self.fh, self.label, self.error = fh, label, error
-        info = os.fstat(fh.fileno())
-        self.compressed = info.st_size if stat.S_ISREG(info.st_mode) else None
+        self.compressed = compressed  # the file's size; None for a pipe
         self.read_so_far = len(head)
         self.pending = head
         self.decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)

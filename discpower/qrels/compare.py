@@ -40,7 +40,7 @@ import pandas as pd
 from cwla import Collection, Evaluation, Evaluator, Judgements, read_qrels
 from cwla.errors import CwlaError
 from cwla._shared import scoped
-from cwla._shared import FLAG, NONE, Displayed, Instance, Interval, Options, Shown, check, count_text, legend, short_labels, tabular
+from cwla._shared import FLAG, NONE, Displayed, Interval, Options, Shown, check, count_text, legend, short_labels, tabular
 
 from .._params import alpha_level, count
 from .._params import digits as digits_value
@@ -50,7 +50,7 @@ from ..errors import DiscpowerError
 from ..scoring import DEFAULT_METRIC, evaluator_for, parsed_metrics
 from ..stats.matrix import score_matrix
 from ..stats.memory import null_memory
-from ..stats.result import PairwiseTest
+from ..stats.result import A_TEST_RESULT, PairwiseTest
 from ..stats.rng import seed_value
 from ..stats.registry import TESTS, check_reachable, check_test, resamples, significance_test
 from ..stats.similarity import kendall_tau_b
@@ -275,7 +275,7 @@ def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alp
     the metric the tests are on (the figure's axes name it).
     """
     for name, test in (("truth_test", truth_test), ("candidate_test", candidate_test)):
-        check(test, name, Instance(PairwiseTest, "a discpower test result (PairwiseTest)"), func="compare_tests")
+        check(test, name, A_TEST_RESULT, func="compare_tests")
     alpha = alpha_level(alpha)
     if metric is not None and not isinstance(metric, str):
         raise DiscpowerError(f"The 'metric' parameter must be a metric label (a string) or None. Got {metric!r} "

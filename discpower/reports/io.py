@@ -45,11 +45,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cwla._shared import PATH, Instance, atomic_write_text, check, text_lines
+from cwla._shared import PATH, atomic_write_text, check, text_lines
 
 from ..errors import DiscpowerError
 from ..stats.matrix import score_matrix
-from ..stats.result import PairwiseTest
+from ..stats.result import A_TEST_RESULT, PairwiseTest
 from ..typing import Matrix, PathLike
 
 __all__ = ["read_matrix", "read_discpower", "write_pairs", "write_matrix"]
@@ -236,7 +236,7 @@ def write_pairs(result: PairwiseTest, path: PathLike | None = None, *, digits: i
     str
         The text (one line per pair, each ending with a newline).
     """
-    check(result, "result", Instance(PairwiseTest, "a discpower test result (PairwiseTest)"), func="write_pairs")
+    check(result, "result", A_TEST_RESULT, func="write_pairs")
     for name in result.systems:
         if not name or any(ch.isspace() for ch in name):
             raise DiscpowerError(f"run name {name!r} cannot be written to Discpower's space-separated "

@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 
 from cwla._shared import escape as _tex
-from cwla._shared import Displayed, Shown, count_text, grid
+from cwla._shared import Displayed, Instance, Shown, count_text, grid
 
 from .._params import alpha_level
 from .._params import digits as digits_value
 from ..errors import DiscpowerError
 
-__all__ = ["PairwiseTest"]
+__all__ = ["PairwiseTest", "A_TEST_RESULT"]
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -143,3 +143,6 @@ class PairwiseTest(Displayed):
                     ([_tex(r.system_a), _tex(r.system_b), f"{r.diff:.{digits}f}", show(r.pvalue)]
                      for r in frame.itertuples(index=False)))
 
+
+#: the constraint of a parameter that takes a test's result (``discpower.write_pairs``, ``compare_tests``)
+A_TEST_RESULT = Instance(PairwiseTest, "a discpower test result (PairwiseTest)")
