@@ -30,7 +30,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-__all__ = ["Displayed", "Shown", "RESULT_TYPES", "short_labels", "legend", "count_text", "repr_text", "html_text",
+__all__ = ["Displayed", "Shown", "RESULT_TYPES", "short_labels", "legend", "count_text", "markdown_text", "repr_text", "html_text",
            "html_table", "REPR_LIMIT", "WIDTH", "LABEL_WIDTH", "PREVIEW_ROWS", "HTML_ROWS", "HTML_COLUMNS", "CELL_WIDTH"]
 
 #: every repr is shorter than this many characters
@@ -177,6 +177,17 @@ def count_text(n: int, noun: str, plural: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- text
+
+_MARKDOWN_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", ">": "&gt;", "\n": " "}
+# the characters Markdown reads as markup; an underscore inside a word (RBP_ERG) is text in CommonMark
+_MARKUP = re.compile(r"[\\|*`<>\n]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def markdown_text(text: object) -> str:
+    """``text`` safe in a Markdown table cell or line: backslash, ``|``, ``*``, the backtick and an underscore
+    that could open or close emphasis (not one inside a word: ``RBP_ERG`` stays as it is) escaped, ``< >`` as
+    HTML entities, a line break as a space."""
+    return _MARKUP.sub(lambda m: _MARKDOWN_SPECIAL[m.group()], str(text))
 
 def _clip(value: object, width: int = CELL_WIDTH) -> object:
     if isinstance(value, str) and len(value) > width:

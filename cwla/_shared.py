@@ -19,7 +19,7 @@ packages share so that each concept is declared once -- is named here:
 Not for users: the names may change with cwla (the two packages are released together).
 """
 
-from ._display import Displayed, Shown, count_text, legend, short_labels
+from ._display import Displayed, Shown, count_text, legend, markdown_text, short_labels
 from ._latex import bold, escape, grid, inline_math, superscript, table, tabular
 from ._moved import keep_old_paths
 from ._numba import jit
@@ -39,7 +39,7 @@ CLI = (*ARGUMENTS, "as_program", "run_command", "topic_notes")
 
 __all__ = ["jit", "check", "Interval", "Options", "Instance", "NONE", "FLAG", "PATH", "bold", "escape", "grid", "inline_math",
            "superscript", "table", "tabular", "text_lines", "atomic_write", "atomic_write_text", "check_outputs",
-           "keep_old_paths", "Displayed", "Shown", "count_text", "legend", "short_labels", "AGGREGATIONS", "BROWSING_MODELS", "as_metrics",
+           "keep_old_paths", "Displayed", "Shown", "count_text", "markdown_text", "legend", "short_labels", "AGGREGATIONS", "BROWSING_MODELS", "as_metrics",
            "reporter", "scope", "scoped", "Report", "render", "FORMATS", *CLI]
 
 

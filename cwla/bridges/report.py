@@ -36,6 +36,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from .._display import markdown_text
 from ..errors import CwlaError
 
 __all__ = ["Report", "render", "FORMATS"]
@@ -154,19 +155,15 @@ def _jsonl(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md_text(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _markdown(report: Report, digits: int) -> str:
-    out = [f"**{_md_text(report.title)}**", ""]
-    out += [f"- {_md_text(name)}: {_md_text(value)}" for name, value in report.facts]
+    out = [f"**{markdown_text(report.title)}**", ""]
+    out += [f"- {markdown_text(name)}: {markdown_text(value)}" for name, value in report.facts]
     if report.glossary:
-        out += ["", "Where:", ""] + [f"- **{_md_text(t)}**: {_md_text(m)}" for t, m in report.glossary]
+        out += ["", "Where:", ""] + [f"- **{markdown_text(t)}**: {markdown_text(m)}" for t, m in report.glossary]
     for caption, frame in report.tables:
-        out += ["", f"*{_md_text(caption)}*", ""] if caption else [""]
+        out += ["", f"*{markdown_text(caption)}*", ""] if caption else [""]
         numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
-        out.append("| " + " | ".join(_md_text(c) for c in frame.columns) + " |")
+        out.append("| " + " | ".join(markdown_text(c) for c in frame.columns) + " |")
         out.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
-        out += ["| " + " | ".join(_md_text(_cell(v, digits)) for v in row) + " |" for row in _rows(frame)]
+        out += ["| " + " | ".join(markdown_text(_cell(v, digits)) for v in row) + " |" for row in _rows(frame)]
     return "\n".join(out) + "\n"

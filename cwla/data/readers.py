@@ -75,7 +75,6 @@ offending line and raises the precise error.
 from __future__ import annotations
 
 import csv
-import decimal
 import io
 import math
 import os
@@ -83,8 +82,7 @@ import re
 import warnings
 import itertools
 import operator
-from collections.abc import Callable, Iterable, Mapping
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -93,79 +91,15 @@ from .._validate import PATH, check
 from ..errors import EmptyRunWarning, InputError, ParameterError
 from ..typing import PathLike, QrelsLike, RunLike
 from .files import UTF8_BOM, decoded_lines, read_bytes
+from .columns import canonical_frame, checked_columns, nul_message, refuse_topic_all, value_text
 from .trec_format import FLOAT_RE as _FLOAT_RE
 from .trec_format import INT_RE as _INT_RE
 from .trec_format import NONFINITE_RE as _NONFINITE_RE
-from .trec_format import COSTS_LAYOUT, QRELS_LAYOUT, RUN_LAYOUT
+from .trec_format import (COST_RULE, COSTS_FORMAT, DOCNO_NAMES, INT64_MAX, INT64_MIN, QRELS_FORMAT, RUN_FORMAT,
+                          TOPIC_NAMES, Format)
 
 __all__ = ["read_qrels", "read_run", "read_costs", "run_name"]
 
-
-class _Format(NamedTuple):
-    """Layout of one input kind (qrels or run)."""
-
-    kind: str  # "qrels" or "run"
-    layout: str  # the fields of a file line, for messages
-    ncols: int  # number of fields of a file line (a run line may have more: the first ncols are used)
-    extra_columns: bool  # lines may have more than ncols fields (trec_eval reads the first 6 of a run line)
-    comments: bool  # lines whose first field starts with '#' are comments (trec_eval 10's qrels)
-    # (file field, column, kind): kind "float" (a finite number), "cost" (a finite number > 0) or "int" (an
-    # integer in the 64-bit range)
-    numeric: tuple[tuple[int, str, str], ...]
-    value: str  # the canonical name of the value column: "grade", "score" or "cost"
-    # names an in-memory source may give each column (DataFrame columns, record attributes), preferred first:
-    # ours, ir_datasets / ir_measures', PyTerrier's
-    names: dict[str, tuple[str, ...]]
-    output: tuple[str, ...]  # columns of the canonical frame, in order
-
-    @property
-    def accepted_columns(self) -> str:
-        """The accepted column names, for messages."""
-        parts = [" or ".join(self.names[role]) for role in ("topic", "docno", self.value)]
-        rank = "[, rank]" if "rank" in self.names else ""
-        return ", ".join(parts) + rank
-
-
-_TOPIC_NAMES = ("topic", "query_id", "qid")
-_DOCNO_NAMES = ("docno", "doc_id")
-
-_QRELS = _Format(
-    kind="qrels",
-    layout=QRELS_LAYOUT,
-    ncols=4,
-    extra_columns=False,
-    comments=True,
-    numeric=((3, "grade", "float"),),
-    value="grade",
-    names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "grade": ("grade", "relevance", "label")},
-    output=("topic", "docno", "grade"),
-)
-
-# a costs file is a qrels file whose fourth field is the cost; a qrels frame with the cost in its grade column
-# is a costs frame too
-_COSTS = _QRELS._replace(
-    kind="costs",
-    layout=COSTS_LAYOUT,
-    numeric=((3, "cost", "cost"),),
-    value="cost",
-    names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "cost": ("cost", *_QRELS.names["grade"])},
-    output=("topic", "docno", "cost"),
-)
-
-#: what a cost must be, for the messages
-_COST_RULE = "costs must be finite and > 0 (cwl_eval: no free lunches)"
-
-_RUN = _Format(
-    kind="run",
-    layout=RUN_LAYOUT,
-    ncols=6,
-    extra_columns=True,
-    comments=False,
-    numeric=((3, "rank", "int"), (4, "score", "float")),
-    value="score",
-    names={"topic": _TOPIC_NAMES, "docno": _DOCNO_NAMES, "score": ("score",), "rank": ("rank",)},
-    output=("topic", "docno", "score", "rank"),
-)
 
 #: columns that name the system of each row: a frame with one holds several runs
 SYSTEM_COLUMNS = ("name", "run", "system")
@@ -178,12 +112,8 @@ _DOCNO_FIELD = 2
 # \v or \f go to the line scan.
 _FIELD_SEP_CHARS = " \t\v\f"
 _FIELD_SEP_RE = re.compile(r"[ \t\v\f]+")
-# \v and \f separate fields only in the line scan; a NUL byte needs its checks (see _nul_clash)
+# \v and \f separate fields only in the line scan; a NUL byte needs its checks (see nul_clash)
 _RARE_SEPARATORS = (b"\v", b"\f", b"\0")
-
-_INT64_MIN = -(2**63)
-_INT64_MAX = 2**63 - 1
-
 
 class _Problem(Exception):
     """A problem with one value; the caller adds where it is."""
@@ -241,7 +171,7 @@ def read_qrels(source: QrelsLike) -> pd.DataFrame:
     >>> cwla.read_qrels(path)["grade"].tolist()
     [2.0, 0.0]
     """
-    return _read(source, _QRELS, "read_qrels")
+    return _read(source, QRELS_FORMAT, "read_qrels")
 
 
 def read_run(source: RunLike) -> pd.DataFrame:
@@ -292,7 +222,7 @@ def read_run(source: RunLike) -> pd.DataFrame:
     >>> cwla.read_run(path)["docno"].tolist(), cwla.run_name(path)
     (['d2', 'd1'], 'bm25.run')
     """
-    return _read(source, _RUN, "read_run")
+    return _read(source, RUN_FORMAT, "read_run")
 
 
 def read_costs(source: QrelsLike) -> pd.DataFrame:
@@ -334,8 +264,8 @@ def read_costs(source: QrelsLike) -> pd.DataFrame:
     """
     if isinstance(source, pd.DataFrame) and "cost" in source.columns:
         # a qrels frame with a cost column: the cost column is the cost, its grade column is not
-        source = source.drop(columns=[c for c in _COSTS.names["cost"][1:] if c in source.columns])
-    return _read(source, _COSTS, "read_costs")
+        source = source.drop(columns=[c for c in COSTS_FORMAT.names["cost"][1:] if c in source.columns])
+    return _read(source, COSTS_FORMAT, "read_costs")
 
 
 def run_name(path: PathLike) -> str:
@@ -363,7 +293,7 @@ def run_name(path: PathLike) -> str:
 # ---------------------------------------------------------------------------
 
 
-def accepted_forms(fmt: _Format, func: str) -> str:
+def accepted_forms(fmt: Format, func: str) -> str:
     """The sentence that lists every accepted form of a qrels or run source."""
     fields = "query_id, doc_id, " + ("relevance" if fmt.value == "grade" else fmt.value)
     return (
@@ -374,7 +304,7 @@ def accepted_forms(fmt: _Format, func: str) -> str:
     )
 
 
-def _read(source, fmt: _Format, func: str) -> pd.DataFrame:
+def _read(source, fmt: Format, func: str) -> pd.DataFrame:
     """Dispatch on the type of `source`."""
     if isinstance(source, (str, os.PathLike)):
         return _read_file(source, fmt)
@@ -399,7 +329,7 @@ def _read(source, fmt: _Format, func: str) -> pd.DataFrame:
 def is_record(item) -> bool:
     """True for an ir_datasets-style record: a namedtuple (or object) with a query and a document id."""
     names = _record_fields(item)
-    return any(n in names for n in _TOPIC_NAMES) and any(n in names for n in _DOCNO_NAMES)
+    return any(n in names for n in TOPIC_NAMES) and any(n in names for n in DOCNO_NAMES)
 
 
 def _record_fields(item) -> tuple:
@@ -410,10 +340,10 @@ def _record_fields(item) -> tuple:
             or callable(getattr(item, "to_dict", None)):
         return ()  # a run or a qrels (a frame, a ranx object), not one record of it
     values = ("relevance", "grade", "label", "score", "rank", "cost")
-    return tuple(n for n in _TOPIC_NAMES + _DOCNO_NAMES + values if hasattr(item, n))
+    return tuple(n for n in TOPIC_NAMES + DOCNO_NAMES + values if hasattr(item, n))
 
 
-def _read_records(records, fmt: _Format, func: str) -> pd.DataFrame:
+def _read_records(records, fmt: Format, func: str) -> pd.DataFrame:
     """An iterable of records (ir_datasets' ``qrels_iter()``, ``scoreddocs_iter()``): read through once."""
     what = f"{fmt.kind} records"
     iterator = iter(records)
@@ -450,7 +380,7 @@ def _read_records(records, fmt: _Format, func: str) -> pd.DataFrame:
         return f"record {i + 1}"
 
     series = {role: pd.Series(values, dtype=object) for role, values in columns.items()}
-    return _validate(series, dict(chosen), fmt, where, short)
+    return checked_columns(series, dict(chosen), fmt, where, short)
 
 
 def _short_repr(item) -> str:
@@ -458,48 +388,20 @@ def _short_repr(item) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _check_encodable(values: np.ndarray, column: str, fmt: _Format) -> None:
-    """Refuse a string UTF-8 cannot encode (a lone surrogate such as ``'\\ud800'``, which only Python
-    strings can hold, never text decoded from a file): it has no bytes to compare, hash or write."""
-    values = values.tolist()
-    if "".join(values).isascii():  # the usual case, at C speed
-        return
-    for i, value in enumerate(values):
-        try:
-            value.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError:
-            raise InputError(f"{fmt.kind} {column} {value!r} (row {i} by position) is not text UTF-8 can encode "
-                             f"(a lone surrogate); accepted: str values that are valid Unicode") from None
-
-
-def _canonical(topic, docno, values: dict, fmt: _Format) -> pd.DataFrame:
-    """Assemble the output frame (fresh RangeIndex, canonical dtypes).
-
-    `topic` and `docno` are arrays or Series with a RangeIndex; `values` maps
-    the numeric output columns to arrays.
-    """
-    data = {"topic": pd.Series(topic, dtype=str), "docno": pd.Series(docno, dtype=str)}
-    kinds = {column: kind for _, column, kind in fmt.numeric}
-    for column in fmt.output[2:]:
-        dtype = np.int64 if kinds[column] == "int" else np.float64
-        data[column] = pd.Series(np.asarray(values[column], dtype=dtype))
-    return pd.DataFrame(data)
-
-
 # ---------------------------------------------------------------------------
 # files
 # ---------------------------------------------------------------------------
 
 
-def _read_file(path, fmt: _Format) -> pd.DataFrame:
+def _read_file(path, fmt: Format) -> pd.DataFrame:
     """Read a qrels or run file: fast path, falling back to the precise scan."""
     label = os.fsdecode(path)
     data = read_bytes(path, fmt.kind, layout=fmt.layout)
     frame = _read_file_fast(data, fmt)
     if frame is None:
         frame = _read_file_slow(data, label, fmt)
-    if fmt is _QRELS:
-        _refuse_topic_all(frame, lambda i: f"{label}, line {_line_of_topic(data, label, 'all')}")
+    if fmt is QRELS_FORMAT:
+        refuse_topic_all(frame, lambda i: f"{label}, line {_line_of_topic(data, label, 'all')}")
     return frame
 
 
@@ -514,7 +416,7 @@ def _line_of_topic(data: bytes, label: str, topic: str) -> int:
 _COMMENT_LINE = re.compile(rb"^[ \t\v\f]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 
 
-def _read_file_fast(data: bytes, fmt: _Format) -> pd.DataFrame | None:
+def _read_file_fast(data: bytes, fmt: Format) -> pd.DataFrame | None:
     """Parse with pandas' C parser; return None if anything looks wrong."""
     if any(sep in data for sep in _RARE_SEPARATORS):
         return None
@@ -560,7 +462,7 @@ def _read_file_fast(data: bytes, fmt: _Format) -> pd.DataFrame | None:
         if kind == "cost" and not (array > 0).all():
             return None
         values[column] = array
-    frame = _canonical(raw[_TOPIC_FIELD], raw[_DOCNO_FIELD], values, fmt)
+    frame = canonical_frame(raw[_TOPIC_FIELD], raw[_DOCNO_FIELD], values, fmt)
     if _has_duplicates(frame):
         return None
     return frame
@@ -574,7 +476,7 @@ def _has_duplicates(frame: pd.DataFrame) -> bool:
     return len(pd.unique(keys)) != len(keys)
 
 
-def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
+def _read_file_slow(data: bytes, label: str, fmt: Format) -> pd.DataFrame:
     """Scan the file line by line; raise InputError at the first bad line.
 
     If no line is at fault (the fast path failed for a reason the scan does
@@ -607,7 +509,7 @@ def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
         if "\0" in docno:
             head = nul_seen.setdefault((topic, docno.split("\0")[0]), (docno, lineno))
             if head[0] != docno:
-                raise InputError(f"{where}: {_nul_message(docno, head[0], topic)} (line {head[1]})")
+                raise InputError(f"{where}: {nul_message(docno, head[0], topic)} (line {head[1]})")
         topics.append(topic)
         docnos.append(docno)
         for column, value in parsed.items():
@@ -615,44 +517,16 @@ def _read_file_slow(data: bytes, label: str, fmt: _Format) -> pd.DataFrame:
     if not topics:
         return _empty(fmt, f"{label} is empty: no {fmt.kind} lines (expected lines of {fmt.ncols} "
                            f"whitespace-separated fields: {fmt.layout})")
-    return _canonical(topics, docnos, values, fmt)
+    return canonical_frame(topics, docnos, values, fmt)
 
 
-def _empty(fmt: _Format, message: str) -> pd.DataFrame:
+def _empty(fmt: Format, message: str) -> pd.DataFrame:
     """An empty source: a run with no documents scores 0 on every topic, with a warning (as pytrec_eval and
     ir_measures score it); empty qrels or costs are refused (nothing could be measured)."""
-    if fmt is not _RUN:
+    if fmt is not RUN_FORMAT:
         raise InputError(message)
     warnings.warn(f"{message}; every topic scores 0", EmptyRunWarning, stacklevel=2)
-    return _canonical([], [], {column: [] for _, column, _ in fmt.numeric}, fmt)
-
-
-def _nul_message(docno: str, other: str, topic: str) -> str:
-    return (f"docnos {docno!r} and {other!r} of topic {topic!r} differ only after a NUL byte, where trec_eval "
-            f"(which compares docnos as C strings) sees one docno twice; remove the NUL bytes")
-
-
-def _nul_clash(topic: np.ndarray, docno: np.ndarray):
-    """``(i, j)``: rows whose docnos (same topic) are equal up to a NUL byte but differ, or None."""
-    docnos = docno.tolist()
-    if "\0" not in "\n".join(docnos):  # the usual case, at C speed
-        return None
-    seen = {}
-    heads = [d.split("\0")[0] for d in docnos]
-    for i in range(len(docno)):
-        first = seen.setdefault((topic[i], heads[i]), i)
-        if docno[first] != docno[i]:
-            return i, first
-    return None
-
-
-def _refuse_topic_all(frame: pd.DataFrame, where) -> None:
-    """The per-topic outputs (trec_eval's ``-q``, cwla's TSV) use ``all`` for the mean; a qrels topic of
-    that name would be mistaken for it."""
-    rows = np.flatnonzero(frame["topic"].to_numpy() == "all")
-    if len(rows):
-        raise InputError(f"{where(int(rows[0]))}: a qrels topic is named 'all', the name trec_eval's and cwla's "
-                         f"per-topic outputs give the mean over topics; rename the topic")
+    return canonical_frame([], [], {column: [] for _, column, _ in fmt.numeric}, fmt)
 
 
 def line_fields(data: bytes, label: str, *, comments: bool = False):
@@ -672,19 +546,19 @@ def _physical_lines(data: bytes, label: str):
 
 
 def _parse_token(token: str, column: str, kind: str):
-    """Parse one numeric field (``kind``: see :class:`_Format`); raise _Problem naming the column and token."""
+    """Parse one numeric field (``kind``: see :class:`Format`); raise _Problem naming the column and token."""
     if kind == "int":
         if _INT_RE.match(token):
             # more than 20 characters cannot be an int64 (and would be slow)
-            value = int(token) if len(token) <= 20 else _INT64_MAX + 1
+            value = int(token) if len(token) <= 20 else INT64_MAX + 1
         elif _FLOAT_RE.match(token) and float(token).is_integer():
             value = int(float(token))
         else:
             raise _Problem(f"{column} {token!r} is not an integer")
-        if not _INT64_MIN <= value <= _INT64_MAX:
+        if not INT64_MIN <= value <= INT64_MAX:
             raise _Problem(f"{column} {token!r} is out of the 64-bit integer range")
         return value
-    rule = f"; {_COST_RULE}" if kind == "cost" else ""
+    rule = f"; {COST_RULE}" if kind == "cost" else ""
     if _FLOAT_RE.match(token):
         value = float(token)
         if math.isfinite(value) and (kind != "cost" or value > 0):
@@ -701,7 +575,7 @@ def _parse_token(token: str, column: str, kind: str):
 # ---------------------------------------------------------------------------
 
 
-def frame_columns(frame: pd.DataFrame, fmt: _Format, what: str) -> dict[str, str]:
+def frame_columns(frame: pd.DataFrame, fmt: Format, what: str) -> dict[str, str]:
     """Which column of ``frame`` plays each role (topic, docno, value[, rank]); a clear error if one is
     missing, appears twice, or two columns claim the same role."""
     found = list(frame.columns)
@@ -723,11 +597,11 @@ def frame_columns(frame: pd.DataFrame, fmt: _Format, what: str) -> dict[str, str
     return chosen
 
 
-def _read_frame(frame: pd.DataFrame, fmt: _Format) -> pd.DataFrame:
+def _read_frame(frame: pd.DataFrame, fmt: Format) -> pd.DataFrame:
     """Validate and canonicalise a DataFrame source."""
     what = f"{fmt.kind} DataFrame"
     chosen = frame_columns(frame, fmt, what)
-    if fmt is _RUN:
+    if fmt is RUN_FORMAT:
         for column in SYSTEM_COLUMNS:
             if column in frame.columns and frame[column].nunique(dropna=False) > 1:
                 raise InputError(f"{what} holds several runs (column {column!r} has "
@@ -739,16 +613,16 @@ def _read_frame(frame: pd.DataFrame, fmt: _Format) -> pd.DataFrame:
     by_position = not labels.is_unique  # e.g. after pd.concat: name rows by their position instead
 
     def short(i: int) -> str:
-        return f"row {i} (by position)" if by_position else f"row {_show(labels[i])}"
+        return f"row {i} (by position)" if by_position else f"row {value_text(labels[i])}"
 
     def where(i: int) -> str:
         return f"{what}, {short(i)}"
 
     columns = {role: frame[name] for role, name in chosen.items()}
-    return _validate(columns, dict(chosen), fmt, where, short)
+    return checked_columns(columns, dict(chosen), fmt, where, short)
 
 
-def _read_dict(source: Mapping, fmt: _Format, what: str | None = None) -> pd.DataFrame:
+def _read_dict(source: Mapping, fmt: Format, what: str | None = None) -> pd.DataFrame:
     """Validate and canonicalise a ``{topic: {docno: value}}`` source."""
     what = what or f"{fmt.kind} dict"
     value_name = fmt.value
@@ -781,198 +655,6 @@ def _read_dict(source: Mapping, fmt: _Format, what: str | None = None) -> pd.Dat
         value_name: pd.Series(values, dtype=object),
     }
     display = {"topic": "topic", "docno": "docno", value_name: value_name}
-    return _validate(columns, display, fmt, where, short)
+    return checked_columns(columns, display, fmt, where, short)
 
 
-def _validate(
-    columns: dict[str, pd.Series],
-    display: dict[str, str],
-    fmt: _Format,
-    where: Callable[[int], str],
-    short: Callable[[int], str],
-) -> pd.DataFrame:
-    """Check in-memory columns and build the canonical frame.
-
-    Parameters
-    ----------
-    columns : dict of str to pandas.Series
-        ``topic``, ``docno``, the value column and optionally ``rank``.
-    display : dict of str to str
-        The user's name of each column, for messages.
-    fmt : _Format
-        Qrels or run.
-    where, short : callable
-        Map a row position to a long / short description for messages.
-    """
-    topic = _string_column(columns["topic"], display["topic"], where)
-    docno = _string_column(columns["docno"], display["docno"], where)
-    for column, strings in (("topic", topic), ("docno", docno)):
-        _check_encodable(strings, column, fmt)
-    values = {}
-    for _, column, kind in fmt.numeric:
-        if column not in columns:
-            continue
-        series = columns[column]
-        if kind == "int":
-            values[column] = _int_column(series, display[column], where)
-        else:
-            values[column] = _float_column(series, display[column], where, kind)
-    if fmt is _RUN and "rank" not in values:
-        values["rank"] = pd.Series(topic).groupby(topic, sort=False).cumcount().to_numpy() + 1
-    frame = _canonical(topic, docno, values, fmt)
-    dup = frame.duplicated(["topic", "docno"]).to_numpy()
-    if dup.any():
-        i = int(np.argmax(dup))
-        t, d = frame.at[i, "topic"], frame.at[i, "docno"]
-        same = (frame["topic"].to_numpy() == t) & (frame["docno"].to_numpy() == d)
-        j = int(np.argmax(same))
-        raise InputError(
-            f"{where(i)}: docno {d!r} appears twice for topic {t!r} (first at {short(j)})"
-        )
-    clash = _nul_clash(frame["topic"].to_numpy(), frame["docno"].to_numpy())
-    if clash:
-        i, j = clash
-        raise InputError(f"{where(i)}: {_nul_message(frame.at[i, 'docno'], frame.at[j, 'docno'], frame.at[i, 'topic'])}"
-                         f" (first at {short(j)})")
-    if fmt is _QRELS:
-        _refuse_topic_all(frame, where)
-    return frame
-
-
-def _string_column(series: pd.Series, name: str, where) -> np.ndarray:
-    """Convert topic or docno values to str; reject missing and empty ids."""
-    if pd.api.types.is_float_dtype(series.dtype):
-        # integer qids that went through a float column: 301.0 -> '301' (each value on its own)
-        series = series.map(lambda x: str(int(x)) if np.isfinite(x) and float(x).is_integer() else x)
-    missing = series.isna().to_numpy()
-    if missing.any():
-        i = int(np.argmax(missing))
-        raise InputError(
-            f"{where(i)}: {name} is missing ({_show(series.iloc[i])}); "
-            f"accepted: a non-empty string or an integer"
-        )
-    text = series.astype(str).to_numpy()
-    empty = text == ""
-    if empty.any():
-        i = int(np.argmax(empty))
-        raise InputError(f"{where(i)}: {name} is an empty string; accepted: a non-empty string")
-    return text
-
-
-def _float_column(series: pd.Series, name: str, where, kind: str = "float") -> np.ndarray:
-    """Convert values to float64; reject non-numbers, non-real and non-finite numbers, and (``kind="cost"``)
-    numbers that are not > 0."""
-    numbers = _to_float_array(series)
-    rule = f"; {_COST_RULE}" if kind == "cost" else ""
-    bad = ~np.isfinite(numbers)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raw = series.iloc[i]
-        problem = ("is not a real number" if _is_complex(raw) else
-                   "is not a finite number" if _is_numberlike(raw) else "is not a number")
-        raise InputError(f"{where(i)}: {name} {_show(raw)} {problem}{rule}")
-    if kind == "cost" and not (numbers > 0).all():
-        i = int(np.argmax(~(numbers > 0)))
-        raise InputError(f"{where(i)}: {name} {_show(series.iloc[i])} is not > 0{rule}")
-    return numbers
-
-
-def _int_column(series: pd.Series, name: str, where) -> np.ndarray:
-    """Convert values to int64; reject anything that is not an integer, or not in the 64-bit integer range."""
-    numbers = _to_float_array(series)
-    bad = ~np.isfinite(numbers) | (numbers != np.floor(numbers))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raw = series.iloc[i]
-        problem = ("is not a real number" if _is_complex(raw) else
-                   "is out of the 64-bit integer range" if _is_huge_int(raw) else "is not an integer")
-        raise InputError(f"{where(i)}: {name} {_show(raw)} {problem}")
-    if pd.api.types.is_signed_integer_dtype(series.dtype):
-        return series.to_numpy(dtype=np.int64)
-    if pd.api.types.is_unsigned_integer_dtype(series.dtype):
-        values = series.to_numpy(dtype=np.uint64)
-        above = values > _INT64_MAX
-        if above.any():
-            i = int(np.argmax(above))
-            raise InputError(f"{where(i)}: {name} {_show(series.iloc[i])} is out of the 64-bit integer range")
-        return values.astype(np.int64)
-    # as floats, every value outside the int64 range is >= 2**63 or <= -2**63; so are a few inside it (2**63 - 1
-    # rounds to 2**63), which the exact value decides
-    edge = (numbers >= 2.0**63) | (numbers <= -(2.0**63))
-    out = np.where(edge, 0, numbers).astype(np.int64)
-    for i in np.flatnonzero(edge):
-        value = _exact_int(series.iloc[i])
-        if not _INT64_MIN <= value <= _INT64_MAX:
-            raise InputError(f"{where(i)}: {name} {_show(series.iloc[i])} is out of the 64-bit integer range")
-        out[i] = value
-    return out
-
-
-def _exact_int(value) -> int:
-    """The integer an integral number (int, float, numeric str; complex with no imaginary part) stands for,
-    exactly (``"9223372036854775807.0"`` is 2**63 - 1, not the float 2**63)."""
-    if isinstance(value, str):
-        token = value.strip()
-        return int(token) if _INT_RE.match(token) else int(decimal.Decimal(token))
-    if isinstance(value, (complex, np.complexfloating)):
-        value = value.real
-    return int(value)
-
-
-def _is_huge_int(value) -> bool:
-    """True for an int, or a string of an int, too large for a float64 (which the float conversion makes NaN)."""
-    if isinstance(value, str):
-        return bool(_INT_RE.match(value.strip()))
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _to_float_array(series: pd.Series) -> np.ndarray:
-    """Numeric conversion where anything unparsable becomes NaN, and so does a complex number unless its
-    imaginary part is 0 (then it is its real part)."""
-    if pd.api.types.is_bool_dtype(series.dtype):
-        return series.to_numpy(dtype=np.float64)
-    try:
-        numbers = pd.to_numeric(series, errors="coerce")
-    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float64's range
-        numbers = series.map(_float_or_nan)
-    if pd.api.types.is_complex_dtype(numbers.dtype):
-        values = numbers.to_numpy()
-        return np.where(values.imag == 0, values.real, np.nan)
-    return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
-
-
-def _is_complex(value) -> bool:
-    """True for a complex number with a nonzero imaginary part (which no grade, score, cost or rank is)."""
-    return isinstance(value, (complex, np.complexfloating)) and value.imag != 0
-
-
-def _float_or_nan(value) -> float:
-    """``float(value)`` for numbers and numeric strings, NaN for anything else (a complex number: as
-    :func:`_to_float_array`)."""
-    if isinstance(value, (complex, np.complexfloating)):
-        return math.nan if value.imag else float(value.real)
-    if isinstance(value, (str, int, float, np.number)):
-        try:
-            return float(value)
-        except (TypeError, ValueError, OverflowError):
-            return math.nan
-    return math.nan
-
-
-def _is_numberlike(value) -> bool:
-    """True for numbers (including nan/inf) and strings that spell one."""
-    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        return True
-    if isinstance(value, str):
-        token = value.strip()
-        return bool(_FLOAT_RE.match(token) or _NONFINITE_RE.match(token))
-    return False
-
-
-def _show(value) -> str:
-    """Format a value for a message: strings quoted, anything else plain; the middle of one over 60
-    characters cut, with its length."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 60 else f"{text[:30]}...{text[-10:]} ({len(text)} characters)"

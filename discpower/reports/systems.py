@@ -40,9 +40,8 @@ Lakens, "Calculating and reporting effect sizes ...", Frontiers in Psychology 4,
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Union
 
 import attrs
@@ -52,7 +51,7 @@ from numpy.typing import ArrayLike
 
 import cwla
 from cwla import Evaluation, Evaluator
-from cwla._shared import FLAG, Displayed, Interval, Shown, check, count_text, legend, short_labels
+from cwla._shared import FLAG, Displayed, Interval, Shown, check, count_text, legend, markdown_text, short_labels
 from cwla._shared import bold, escape, grid, inline_math, superscript, table
 
 from .._params import alpha_level
@@ -61,13 +60,16 @@ from .._params import n_trials as trials_value
 from .._plots import BLUE, NEUTRAL, PALETTE, VERMILLION, describe_test, pyplot
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of
-from ..stats.matrix import labelled_axes, score_matrix
+from ..stats.effects import confidence_intervals, effect_sizes
+from ..stats.family import (TestLike, adjust_family, baseline_option, callable_name, family_pairs, family_pvalues,
+                             trials_per_metric, unknown_baselines)
+from ..stats.matrix import metric_matrices
 from ..stats.memory import null_trials
 from ..stats.rng import seed_value
-from ..stats.registry import REGISTRY, check_reachable, pair_pvalue, resolve, run_test, label_of
+from ..stats.registry import REGISTRY, check_reachable, resolve, label_of
 from ..stats.trials import in_parts
 from ..stats.registry import TESTS as REGISTRY_TESTS
-from ..stats.significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_correction, checked_pvalue
+from ..stats.significance import CORRECTION_NAMES, CORRECTIONS, check_correction
 from ..stats.tukey import column_sums
 from ..typing import MetricsLike, QrelsLike, RunsLike, Seed
 
@@ -81,9 +83,6 @@ __all__ = ["SystemComparison", "compare_systems", "compare_scores", "confidence_
 
 #: names accepted by ``test=`` (beside a callable ``test(x, y) -> p-value``): the registry's, the correction apart
 TESTS = REGISTRY_TESTS
-#: a test: one of :data:`TESTS`, or a callable ``test(x, y)`` of two systems' per-topic scores returning the
-#: two-sided p-value (a float, or an object with a ``.pvalue`` such as scipy.stats' results)
-TestLike = Union[str, Callable[[np.ndarray, np.ndarray], object]]
 #: the baseline(s): a run name, a list or tuple of run names, or None (all pairs)
 BaselineLike = Union[str, Sequence[str], None]
 
@@ -91,66 +90,6 @@ _CORRECTION_NAMES = CORRECTION_NAMES
 
 
 # ----------------------------------------------------------------------------- formulas
-
-def confidence_intervals(X: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-    """The t-based ``1 - alpha`` confidence interval of each system's mean over the topics.
-
-    ``xbar_j +- t_{n-1, 1-alpha/2} s_j / sqrt(n)`` with ``s_j^2 = sum_t (x_tj - xbar_j)^2 / (n - 1)``:
-    an interval for the system's expected score over topics like these (topics as a random
-    sample). It is marginal: two overlapping intervals do not mean that the paired test of the two
-    systems is not significant (the pairing removes the topic variance the intervals contain).
-
-    Parameters
-    ----------
-    X : array-like of shape (n_topics, n_systems)
-        Scores, one row per topic.
-    alpha : float
-        1 - the confidence level.
-
-    Returns
-    -------
-    (low, high) : two ndarrays of shape (n_systems,)
-    """
-    X, _ = score_matrix(X)
-    alpha = alpha_level(alpha)
-    import scipy.stats  # here, not at import time: scipy.stats costs about 0.5 s to import
-
-    n = X.shape[0]
-    mean = column_sums(X) / n
-    half = float(scipy.stats.t.ppf(1.0 - alpha / 2.0, n - 1)) * X.std(axis=0, ddof=1) / math.sqrt(n)
-    return mean - half, mean + half
-
-
-def effect_sizes(X: ArrayLike) -> np.ndarray:
-    """Paired Cohen's d (d_z) of every pair of systems: an (m, m) antisymmetric matrix.
-
-    ``effect[i, j] = dbar / s_d`` with ``d_t = X[t, i] - X[t, j]`` and
-    ``s_d^2 = sum_t (d_t - dbar)^2 / (n - 1)`` -- the mean difference in standard deviations of the
-    per-topic differences (the standardisation of the paired t-test: ``t = d_z sqrt(n)``). A pair
-    whose differences are exactly equal on every topic has ``s_d = 0``: d_z is 0 when they are all
-    0 (the same scores) and +-inf otherwise. The diagonal is 0.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_topics, n_systems)
-
-    Returns
-    -------
-    ndarray of shape (n_systems, n_systems)
-    """
-    X, _ = score_matrix(X)
-    m = X.shape[1]
-    i, j = np.triu_indices(m, k=1)
-    D = X[:, i] - X[:, j]
-    mean = D.mean(axis=0)
-    constant = np.all(D == D[:1], axis=0)
-    sd = np.where(constant, 1.0, D.std(axis=0, ddof=1))
-    dz = np.where(constant, np.where(D[0] == 0.0, 0.0, np.copysign(np.inf, D[0])), mean / sd)
-    out = np.zeros((m, m))
-    out[i, j] = dz
-    out[j, i] = -dz
-    return out
-
 
 def marker_labels(m: int) -> tuple[str, ...]:
     """The markers of m systems, in table order: ``a, b, ..., z`` when m <= 26, else ``1, 2, ..., m``.
@@ -181,7 +120,7 @@ def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | t
     else:
         found, correction = resolve(test, correction)
         test = found.name
-    baseline = _baseline_option(baseline)
+    baseline = baseline_option(baseline)
     alpha = alpha_level(alpha)
     if found is not None and found.resampling:
         B = null_trials(n_trials)  # the plan's one check: a test at a time, its null not kept
@@ -192,155 +131,6 @@ def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | t
             seed_value(seed)
         B, seed = None, None
     return baseline, test, correction, alpha, B, seed
-
-
-def _baseline_option(baseline) -> str | tuple[str, ...] | None:
-    """``baseline`` checked: None, a run name, or a tuple of distinct run names (from a list or tuple)."""
-    rule = (f"The 'baseline' parameter must be a run name (a non-empty str), a list or tuple of distinct run "
-            f"names (several baselines), or None. Got {baseline!r} instead.")
-    if baseline is None or (isinstance(baseline, str) and baseline):
-        return baseline
-    if not isinstance(baseline, (list, tuple)) or not baseline \
-            or not all(isinstance(b, str) and b for b in baseline):
-        raise DiscpowerError(rule)
-    twice = sorted({b for b in baseline if baseline.count(b) > 1})
-    if twice:
-        raise DiscpowerError(f"{rule[:-1]} ({', '.join(map(repr, twice))} given twice)")
-    return tuple(baseline)
-
-
-def _unknown_baselines(baseline, names, what: str) -> None:
-    """A DiscpowerError if a baseline is not one of ``names`` (the systems, or the runs)."""
-    for b in (() if baseline is None else (baseline,) if isinstance(baseline, str) else baseline):
-        if b not in names:
-            raise DiscpowerError(f"unknown baseline {b!r}: the {what} are {', '.join(map(repr, names))} "
-                                 f"(a run's name is its file name without directory and .gz)")
-
-
-def _matrices(scores, systems, topics) -> tuple[tuple[str, ...], list[np.ndarray], tuple[str, ...], tuple[str, ...]]:
-    """(metric labels, topics x systems matrices, system names, topic names) from ``compare_scores`` input."""
-    if isinstance(scores, Mapping):
-        if not scores:
-            raise DiscpowerError("scores is an empty mapping; give {metric: topics x systems matrix}")
-        items = [(str(k), v) for k, v in scores.items()]
-    else:
-        items = [("score", scores)]
-    labels, matrices, names, topic_names = [], [], None, None
-    for label, value in items:
-        frame_topics = None
-        if isinstance(value, pd.DataFrame):
-            value = labelled_axes(value, f"the scores of {label!r}")  # topics x systems, by its labels
-            frame_topics = tuple(str(t) for t in value.index)
-        X, these = score_matrix(value, name=f"the scores of {label!r}", systems=systems, topics=topics, min_systems=1)
-        if X.shape[1] < 2:
-            raise DiscpowerError(f"comparing systems needs at least 2 systems; the scores of {label!r} have "
-                                 f"{X.shape[1]} (one column per system: {list(these)})")
-        if names is None:
-            names = these
-        elif these != names:
-            raise DiscpowerError(f"the scores of {label!r} name other systems than those of {labels[0]!r}: "
-                                 f"{list(these)[:5]} vs {list(names)[:5]}; every metric must score the same "
-                                 f"systems in the same order")
-        if frame_topics is not None and topic_names is not None and frame_topics != topic_names:
-            raise DiscpowerError(f"the scores of {label!r} index other topics (or the same in another order) than "
-                                 f"those of {labels[0]!r}: {list(frame_topics)[:5]} vs {list(topic_names)[:5]}; "
-                                 f"every metric must score the same topics in the same order")
-        if matrices and X.shape[0] != matrices[0].shape[0]:
-            raise DiscpowerError(f"the scores of {label!r} have {X.shape[0]} topics, those of {labels[0]!r} "
-                                 f"{matrices[0].shape[0]}; every metric must score the same topics")
-        if topic_names is None and topics is None:
-            topic_names = frame_topics
-        labels.append(label)
-        matrices.append(X)
-    n = matrices[0].shape[0]
-    if topics is not None:
-        topic_names = tuple(str(t) for t in topics)
-        if len(topic_names) != n:
-            raise DiscpowerError(f"{len(topic_names)} topic names for {n} topics (rows)")
-    elif topic_names is None:
-        topic_names = tuple(str(t + 1) for t in range(n))
-    return tuple(labels), matrices, names, topic_names
-
-
-# ----------------------------------------------------------------------------- the tests
-
-def _pvalues(X: np.ndarray, names: tuple[str, ...], bs: tuple[int, ...], test: TestLike, B: int | None,
-             seed: int | None, plus_one: bool = True, label: str = "score") -> np.ndarray:
-    """Raw p-values (m, m), symmetric, of the tested pairs (the baselines', or all); NaN elsewhere."""
-    m = X.shape[1]
-    p = np.full((m, m), np.nan)
-    if callable(test):
-        name = _callable_name(test)
-        for a, c in zip(*_family(m, bs)):
-            first, second = (c, a) if bs else (a, c)  # (system_a, system_b) of pair_frame
-            what = f"the test callable {name} on the pair ({names[first]!r}, {names[second]!r}) of {label!r}"
-            try:
-                value = test(X[:, first].copy(), X[:, second].copy())
-            except Exception as err:  # a user's function: say which pair it failed on, keep its traceback
-                raise DiscpowerError(f"{what} raised {type(err).__name__}: {err}") from err
-            p[a, c] = p[c, a] = checked_pvalue(value, what)
-    elif REGISTRY[test].scope == "all":
-        p = run_test(X, names, test, B, seed, plus_one=plus_one).pvalue.copy()
-    else:  # a test of two systems, on the pairs compared only
-        found = REGISTRY[test]
-        pairs = list(zip(*_family(m, bs)))
-        with in_parts(len(pairs), label_of(test), B if found.resampling else None) as part:
-            for k, (a, c) in enumerate(pairs):
-                # (system_a, system_b) of pair_frame, as scipy is called; the randomisation tests' |d| does not
-                # depend on the order, so they keep the column order
-                first, second = (c, a) if bs and not found.resampling else (a, c)
-                with part(k):
-                    p[a, c] = p[c, a] = pair_pvalue(found, X[:, [first, second]], (names[first], names[second]),
-                                                    B, seed, plus_one)
-    if bs:  # only the comparisons with the baselines are reported
-        keep = np.zeros((m, m), dtype=bool)
-        for b in bs:
-            keep[b, :] = keep[:, b] = True
-        p[~keep] = np.nan
-    np.fill_diagonal(p, np.nan)
-    return p
-
-
-def _trials_per_metric(test: TestLike, B: int | None, n_pairs: int) -> int | None:
-    """The resampling trials of one metric's p-values (None for a test that does not resample)."""
-    if callable(test) or not REGISTRY[test].resampling:
-        return None
-    return B if REGISTRY[test].scope == "all" else B * n_pairs
-
-
-def _callable_name(test) -> str:
-    """A test callable's name, as messages and captions give it: ``wilcoxon``, ``<lambda>``, a partial's
-    ``wilcoxon(zero_method='pratt')``, else its repr."""
-    if isinstance(test, functools.partial):
-        given = [repr(v) for v in test.args] + [f"{k}={v!r}" for k, v in test.keywords.items()]
-        return f"{_callable_name(test.func)}({', '.join(given)})"
-    name = getattr(test, "__name__", None)
-    return name if isinstance(name, str) and name else repr(test)
-
-
-def _family(m: int, bs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs (i, j) of the family: every i < j without baselines; else, for each baseline b in order,
-    (b, other) for every other system not already compared with an earlier baseline (so two baselines are
-    compared once, under the first of them)."""
-    if not bs:
-        return np.triu_indices(m, k=1)
-    i, j, done = [], [], set()
-    for b in bs:
-        others = [o for o in range(m) if o != b and o not in done]
-        i += [b] * len(others)
-        j += others
-        done.add(b)
-    return np.array(i, dtype=np.intp), np.array(j, dtype=np.intp)
-
-
-def _adjust(p: np.ndarray, bs: tuple[int, ...], correction: str | None, alpha: float) -> np.ndarray:
-    """``p`` with the family's p-values adjusted by ``correction`` (symmetric again)."""
-    i, j = _family(p.shape[0], bs)
-    out = p.copy()
-    adjusted = adjust_pvalues(p[i, j], correction, alpha=alpha)
-    out[i, j] = adjusted
-    out[j, i] = adjusted
-    return out
 
 
 # ----------------------------------------------------------------------------- the result
@@ -443,7 +233,7 @@ class SystemComparison(Displayed):
     @property
     def test_name(self) -> str:
         """The test's name: one of :data:`TESTS`, or the callable's name (``"wilcoxon"``, ``"<lambda>"``)."""
-        return self.test if isinstance(self.test, str) else _callable_name(self.test)
+        return self.test if isinstance(self.test, str) else callable_name(self.test)
 
     @property
     def baselines(self) -> tuple[str, ...]:
@@ -459,7 +249,7 @@ class SystemComparison(Displayed):
     def family_size(self) -> int:
         """The number of comparisons of each metric's family: C(m, 2), or the pairs with the baselines
         (m - 1 for one baseline; each pair once with several)."""
-        return len(_family(self.n_systems, self._bs())[0])
+        return len(family_pairs(self.n_systems, self._bs())[0])
 
     def metric_index(self, metric: str | int | None = None) -> int:
         """The position of ``metric`` (a label or an index; None: the first metric)."""
@@ -583,7 +373,7 @@ class SystemComparison(Displayed):
         if self.baseline is None:
             i, j = np.triu_indices(self.n_systems, k=1)
         else:
-            j, i = _family(self.n_systems, self._bs())
+            j, i = family_pairs(self.n_systems, self._bs())
         names = np.array(self.systems, dtype=object)
         parts = []
         for q, metric in enumerate(self.metrics):
@@ -664,12 +454,12 @@ class SystemComparison(Displayed):
         """
         digits = digits_value(digits)
         check(ci, "ci", FLAG, error=DiscpowerError)
-        header, rows = self._cells(digits, _md, lambda s: f"**{s}**", lambda s: f"<sup>{s}</sup>" if s else "",
+        header, rows = self._cells(digits, markdown_text, lambda s: f"**{s}**", lambda s: f"<sup>{s}</sup>" if s else "",
                                    "±" if ci else None)
         align = ["---"] * (len(header) - len(self.metrics)) + ["---:"] * len(self.metrics)
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
         lines += ["| " + " | ".join(cells) + " |" for cells in rows]
-        return "\n".join(lines) + "\n\n" + _md(self.description(ci=bool(ci))) + "\n"
+        return "\n".join(lines) + "\n\n" + markdown_text(self.description(ci=bool(ci))) + "\n"
 
     def to_latex(self, digits: int = 4, *, label: str | None = None, caption: bool = True, ci: bool = False,
                  booktabs: bool = False) -> str:
@@ -800,14 +590,6 @@ def _fixed(value: float, digits: int) -> str:
     return out[1:] if out.startswith("-") and float(out) == 0.0 else out
 
 
-_MD_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", ">": "&gt;"}
-
-
-def _md(text: str) -> str:
-    """``text`` safe in a Markdown table cell."""
-    return "".join(_MD_SPECIAL.get(ch, ch) for ch in str(text))
-
-
 # ----------------------------------------------------------------------------- entry points
 
 def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequence[str] | None = None,
@@ -857,24 +639,24 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
 
 def _compared(scores, systems, topics, baseline, test, correction, alpha, B, seed, plus_one) -> SystemComparison:
     """:func:`compare_scores` with its options checked (:func:`_options`)."""
-    labels, matrices, names, topic_names = _matrices(scores, systems, topics)
-    _unknown_baselines(baseline, names, "systems")
+    labels, matrices, names, topic_names = metric_matrices(scores, systems, topics)
+    unknown_baselines(baseline, names, "systems")
     bs = () if baseline is None else (names.index(baseline),) if isinstance(baseline, str) \
         else tuple(names.index(b) for b in baseline)
     k, m, n = len(labels), len(names), len(topic_names)
     if not callable(test) and correction is not None:  # before any resampling: can the family reach significance?
-        check_reachable(test, m, B, alpha, plus_one, correction=correction, family=len(_family(m, bs)[0]))
+        check_reachable(test, m, B, alpha, plus_one, correction=correction, family=len(family_pairs(m, bs)[0]))
     means, low, high = np.empty((k, m)), np.empty((k, m)), np.empty((k, m))
     diff, effect, raw, adjusted = (np.empty((k, m, m)) for _ in range(4))
-    with in_parts(k, label_of(test), _trials_per_metric(test, B, len(_family(m, bs)[0]))) as part:
+    with in_parts(k, label_of(test), trials_per_metric(test, B, len(family_pairs(m, bs)[0]))) as part:
         for q, X in enumerate(matrices):
             means[q] = column_sums(X) / n
             low[q], high[q] = confidence_intervals(X, alpha)
             diff[q] = means[q][:, None] - means[q][None, :]
             effect[q] = effect_sizes(X)
             with part(q):
-                raw[q] = _pvalues(X, names, bs, test, B, seed, plus_one, labels[q])
-            adjusted[q] = _adjust(raw[q], bs, correction, alpha)
+                raw[q] = family_pvalues(X, names, bs, test, B, seed, plus_one, labels[q])
+            adjusted[q] = adjust_family(raw[q], bs, correction, alpha)
     arrays = dict(scores=np.stack(matrices), means=means, ci_low=low, ci_high=high, diff=diff, effect=effect,
                   pvalue_raw=raw, pvalue=adjusted)
     for array in arrays.values():
@@ -1033,6 +815,6 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     if len(ev.runs) < 2:
         raise DiscpowerError(f"compare_systems compares systems: give at least 2 runs; got {len(ev.runs)} "
                              f"({', '.join(map(repr, ev.runs))})")
-    _unknown_baselines(baseline, ev.runs, "runs")
+    unknown_baselines(baseline, ev.runs, "runs")
     scores = {label: ev.scores(label) for label in ev.labels}  # labelled: runs x topics
     return _compared(scores, ev.runs, ev.topics, baseline, test, correction, alpha, B, seed, bool(plus_one))

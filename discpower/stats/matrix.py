@@ -16,14 +16,14 @@ from a shape.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DiscpowerError
 
-__all__ = ["score_matrix", "score_array", "run_index", "labelled_axes", "finite_sums", "TOPIC_LABELS", "SYSTEM_LABELS", "METRIC_LABELS"]
+__all__ = ["score_matrix", "metric_matrices", "score_array", "run_index", "labelled_axes", "finite_sums", "TOPIC_LABELS", "SYSTEM_LABELS", "METRIC_LABELS"]
 
 #: axis names that mark topics
 TOPIC_LABELS = ("topic", "topics", "qid", "query_id")
@@ -236,3 +236,48 @@ def finite_sums(X, test, *, squares=False):
     raise DiscpowerError(f"{test}: the scores are too large: their {kind} over the topics can overflow to "
                          f"infinity (the largest |score| is {largest:.3g}), and p-values computed from infinity "
                          f"mean nothing; rescale the scores (e.g. divide them all by {scale:.0e})")
+
+
+def metric_matrices(scores, systems, topics) -> tuple[tuple[str, ...], list[np.ndarray], tuple[str, ...], tuple[str, ...]]:
+    """(metric labels, topics x systems matrices, system names, topic names) from ``compare_scores`` input."""
+    if isinstance(scores, Mapping):
+        if not scores:
+            raise DiscpowerError("scores is an empty mapping; give {metric: topics x systems matrix}")
+        items = [(str(k), v) for k, v in scores.items()]
+    else:
+        items = [("score", scores)]
+    labels, matrices, names, topic_names = [], [], None, None
+    for label, value in items:
+        frame_topics = None
+        if isinstance(value, pd.DataFrame):
+            value = labelled_axes(value, f"the scores of {label!r}")  # topics x systems, by its labels
+            frame_topics = tuple(str(t) for t in value.index)
+        X, these = score_matrix(value, name=f"the scores of {label!r}", systems=systems, topics=topics, min_systems=1)
+        if X.shape[1] < 2:
+            raise DiscpowerError(f"comparing systems needs at least 2 systems; the scores of {label!r} have "
+                                 f"{X.shape[1]} (one column per system: {list(these)})")
+        if names is None:
+            names = these
+        elif these != names:
+            raise DiscpowerError(f"the scores of {label!r} name other systems than those of {labels[0]!r}: "
+                                 f"{list(these)[:5]} vs {list(names)[:5]}; every metric must score the same "
+                                 f"systems in the same order")
+        if frame_topics is not None and topic_names is not None and frame_topics != topic_names:
+            raise DiscpowerError(f"the scores of {label!r} index other topics (or the same in another order) than "
+                                 f"those of {labels[0]!r}: {list(frame_topics)[:5]} vs {list(topic_names)[:5]}; "
+                                 f"every metric must score the same topics in the same order")
+        if matrices and X.shape[0] != matrices[0].shape[0]:
+            raise DiscpowerError(f"the scores of {label!r} have {X.shape[0]} topics, those of {labels[0]!r} "
+                                 f"{matrices[0].shape[0]}; every metric must score the same topics")
+        if topic_names is None and topics is None:
+            topic_names = frame_topics
+        labels.append(label)
+        matrices.append(X)
+    n = matrices[0].shape[0]
+    if topics is not None:
+        topic_names = tuple(str(t) for t in topics)
+        if len(topic_names) != n:
+            raise DiscpowerError(f"{len(topic_names)} topic names for {n} topics (rows)")
+    elif topic_names is None:
+        topic_names = tuple(str(t + 1) for t in range(n))
+    return tuple(labels), matrices, names, topic_names

@@ -35,7 +35,8 @@ FAMILIES = {"graded": (str(METRIC), "nDCG@10", "RBP_ERG"), "binary": ("P(rel=2)@
 #: the types whose ``summary()`` predates the display (kept as it was: a RangeIndex, no columns name)
 OWN_SUMMARY = {discpower.Stability, discpower.KnownTruthErrors, discpower.Sweep}
 #: identity-equal attrs classes of public modules that are not results (internal arrays), and why
-NOT_RESULTS = {"cwla.scoring.intents.Relevance": "the diversity measures' join arrays, internal to a kernel pass"}
+NOT_RESULTS = {"cwla.scoring.intents.Relevance": "the diversity measures' join arrays, internal to a kernel pass",
+               "cwla.bridges.prefs_counts.PrefLines": "a topic's preference lines, internal to trec_prefs_lines"}
 HTML_LIMIT = 20_000
 
 
@@ -293,3 +294,13 @@ def test_readme_examples_print_within_80_columns(index, tmp_path, monkeypatch):
     lines = out.getvalue().splitlines()
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
     assert not any(re.search(r"\[\d+ rows x \d+ columns\]|\s\.\.\.\s|\s\.\.\.$", line) for line in lines), lines
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("RBP_ERG", "RBP_ERG"), ("_x_", r"\_x\_"), ("a|b", r"a\|b"), ("2*3", r"2\*3"), ("`c`", r"\`c\`"),
+    ("<b>", "&lt;b&gt;"), ("a\\b", r"a\\b"), ("one\ntwo", "one two"), ("x_ _y", r"x\_ \_y"),
+])
+def test_markdown_text_escapes_what_markdown_reads_as_markup(text, shown):
+    from cwla._display import markdown_text
+
+    assert markdown_text(text) == shown

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import cwla
 from cwla.errors import InputError
 from cwla.data.readers import read_qrels, read_run, run_name
+from cwla.data.trec_format import RUN_FORMAT
 from conftest import SHARED
 
 SHARED_DATA = SHARED
@@ -164,8 +165,8 @@ def test_slow_path_result_matches_fast_path(tmp_path):
     from cwla import readers
 
     data = RUN_TEXT.encode()
-    fast = readers._read_file_fast(data, readers._RUN)
-    slow = readers._read_file_slow(data, "run.txt", readers._RUN)
+    fast = readers._read_file_fast(data, RUN_FORMAT)
+    slow = readers._read_file_slow(data, "run.txt", RUN_FORMAT)
     pd.testing.assert_frame_equal(fast, slow)
     pd.testing.assert_frame_equal(fast, RUN_EXPECTED)
 

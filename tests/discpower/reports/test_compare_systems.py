@@ -286,10 +286,10 @@ NASTY = pd.DataFrame(np.random.default_rng(8).random((12, 3)) + [0.0, 0.4, 0.2],
 
 
 def test_markdown_table(spread):
-    res = compare_scores({"nDCG@10": spread, "P_5": spread * 0.5}, test="t-test", correction="bh")
+    res = compare_scores({"nDCG@10": spread, "P_5": spread * 0.5, "*a|b_": spread}, test="t-test", correction="bh")
     lines = res.to_markdown(3).splitlines()
-    assert lines[0] == r"|  | System | nDCG@10 | P\_5 |"
-    assert lines[1] == "|---|---|---:|---:|"
+    assert lines[0] == r"|  | System | nDCG@10 | P_5 | \*a\|b\_ |"  # an underscore inside a word is text
+    assert lines[1] == "|---|---|---:|---:|---:|"
     rows = lines[2:8]
     assert len(rows) == 6 and lines[8] == ""
     best = int(np.argmax(spread.to_numpy().mean(axis=0)))
@@ -302,7 +302,7 @@ def test_markdown_table(spread):
         assert cells[2] == shown + (f"<sup>{marks}</sup>" if marks else "")
     assert "Benjamini-Hochberg" in lines[9] and "alpha = 0.05" in lines[9]
     escaped = compare_scores(NASTY, test="t-test").to_markdown()
-    assert r"RBP\_ERG run" in escaped and r"a&b\|c" in escaped
+    assert "| RBP_ERG run |" in escaped and r"a&b\|c" in escaped
     assert all(line.count("|") - line.count(r"\|") == 4 for line in escaped.splitlines()[:5])  # 3 columns
 
 
