@@ -64,7 +64,7 @@ from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..stats.registry import NAMES, check_test, resamples, words_of
 from ..qrels.generators import GENERATORS
-from ..stats.significance import CORRECTIONS, check_correction
+from ..stats.corrections import CORRECTIONS, check_correction
 
 __all__ = ["main"]
 

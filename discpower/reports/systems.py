@@ -7,7 +7,7 @@ comparisons), against several baselines (the correction over all their compariso
 pairs (the paired randomised Tukey HSD by default, family-wise by construction). The per-pair tests
 are the t-test, Fisher's randomisation test, Sakai's bootstrap, Wilcoxon's signed-rank test, the sign
 test or any callable ``test(x, y) -> p-value`` (scipy.stats' tests), and the corrections those of
-statsmodels' ``multipletests`` (:func:`discpower.stats.significance.adjust_pvalues`).
+statsmodels' ``multipletests`` (:func:`discpower.stats.corrections.adjust_pvalues`).
 :func:`compare_scores` does the same on topics x systems score matrices.
 
 The result, :class:`SystemComparison`, is plain data with pure methods: a tidy
@@ -57,7 +57,6 @@ from cwla._shared import bold, escape, grid, inline_math, superscript, table
 from .._params import alpha_level
 from .._params import digits as digits_value
 from .._params import n_trials as trials_value
-from .._plots import BLUE, NEUTRAL, PALETTE, VERMILLION, describe_test, pyplot
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of
 from ..stats.effects import confidence_intervals, effect_sizes
@@ -69,9 +68,10 @@ from ..stats.rng import seed_value
 from ..stats.registry import REGISTRY, check_reachable, resolve, label_of
 from ..stats.trials import in_parts
 from ..stats.registry import TESTS as REGISTRY_TESTS
-from ..stats.significance import CORRECTION_NAMES, CORRECTIONS, check_correction
+from ..stats.corrections import CORRECTION_NAMES, CORRECTIONS, check_correction
 from ..stats.tukey import column_sums
 from ..typing import MetricsLike, QrelsLike, RunsLike, Seed
+from .comparison_plot import comparison_plot
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -242,14 +242,14 @@ class SystemComparison(Displayed):
             return ()
         return (self.baseline,) if isinstance(self.baseline, str) else tuple(self.baseline)
 
-    def _bs(self) -> tuple[int, ...]:
+    def baseline_positions(self) -> tuple[int, ...]:
         """The positions of the baselines."""
         return tuple(self.systems.index(b) for b in self.baselines)
 
     def family_size(self) -> int:
         """The number of comparisons of each metric's family: C(m, 2), or the pairs with the baselines
         (m - 1 for one baseline; each pair once with several)."""
-        return len(family_pairs(self.n_systems, self._bs())[0])
+        return len(family_pairs(self.n_systems, self.baseline_positions())[0])
 
     def metric_index(self, metric: str | int | None = None) -> int:
         """The position of ``metric`` (a label or an index; None: the first metric)."""
@@ -275,7 +275,7 @@ class SystemComparison(Displayed):
         out = np.ones((m, m), dtype=bool)
         if self.baseline is not None:
             out[:] = False
-            for b in self._bs():
+            for b in self.baseline_positions():
                 out[b, :] = out[:, b] = True
         np.fill_diagonal(out, False)
         return out
@@ -314,7 +314,7 @@ class SystemComparison(Displayed):
             b = self.systems.index(self.baseline)
             return tuple("+" if wins[i, b] else "-" if wins[b, i] else "" for i in range(self.n_systems))
         sep = "" if self.n_systems <= 26 else ","
-        return tuple(sep.join(("+" if wins[i, b] else "-") + self.markers[b] for b in self._bs()
+        return tuple(sep.join(("+" if wins[i, b] else "-") + self.markers[b] for b in self.baseline_positions()
                               if wins[i, b] or wins[b, i]) for i in range(self.n_systems))
 
     # --------------------------------------------------------------- frames
@@ -353,7 +353,7 @@ class SystemComparison(Displayed):
         rows = []
         for q, metric in enumerate(self.metrics):
             best, wins = self.best(q), self.wins(q)
-            for b in self._bs():
+            for b in self.baseline_positions():
                 for i, system in enumerate(self.systems):
                     own = i == b
                     rows.append({"metric": metric, "baseline": self.systems[b], "system": system,
@@ -373,7 +373,7 @@ class SystemComparison(Displayed):
         if self.baseline is None:
             i, j = np.triu_indices(self.n_systems, k=1)
         else:
-            j, i = family_pairs(self.n_systems, self._bs())
+            j, i = family_pairs(self.n_systems, self.baseline_positions())
         names = np.array(self.systems, dtype=object)
         parts = []
         for q, metric in enumerate(self.metrics):
@@ -434,7 +434,7 @@ class SystemComparison(Displayed):
         elif self.baseline is None:
             marks = f"Superscripts: the markers of the systems each one significantly beats ({how})."
         elif several:
-            named = ", ".join(f"{self.markers[b]} = {text(self.systems[b])}" for b in self._bs())
+            named = ", ".join(f"{self.markers[b]} = {text(self.systems[b])}" for b in self.baseline_positions())
             marks = (f"Superscripts +x / -x: significantly better / worse than the baseline of marker x, the "
                      f"baselines being {named} ({how}).")
         else:
@@ -532,56 +532,7 @@ class SystemComparison(Displayed):
         Several baselines: a dashed line at each baseline's mean, the colours and shapes against the
         first baseline, and each point labelled with its marks against all of them (:meth:`cell_markers`).
         """
-        plt = pyplot("SystemComparison.plot")
-
-        q = self.metric_index(metric)
-        m = self.n_systems
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6.0, max(2.0, 0.28 * m + 1.0)))
-        order = np.argsort(-self.means[q], kind="stable")
-        y = np.arange(m)[::-1]
-        marks = self.cell_markers(q)
-        means, low, high = self.means[q, order], self.ci_low[q, order], self.ci_high[q, order]
-        several = isinstance(self.baseline, tuple)
-        if self.baseline is None:
-            kinds = [("", PALETTE[0], "o")] * m
-        else:
-            look = {"+": ("significantly better", BLUE, "^"), "-": ("significantly worse", VERMILLION, "v"),
-                    "": ("not significant", NEUTRAL, "o")}
-            first = self._bs()[0]
-            wins = self.wins(q)
-            sign = ["+" if wins[k, first] else "-" if wins[first, k] else "" for k in range(m)]
-            kinds = [("baseline", "black", "s") if self.systems[k] in self.baselines else look[sign[k]]
-                     for k in order]
-            for b in self._bs():
-                ax.axvline(self.means[q, b], ls="--", color="black", lw=0.8)
-        shown = set()
-        for yy, mean, lo, hi, (kind, colour, marker) in zip(y, means, low, high, kinds):
-            ax.errorbar(mean, yy, xerr=[[mean - lo], [hi - mean]], fmt=marker, color=colour, ms=4, capsize=2,
-                        label=kind if kind and kind not in shown else None)
-            shown.add(kind)
-        if self.baseline is None or several:
-            for yy, hi, k in zip(y, high, order):
-                if marks[k]:
-                    ax.annotate(marks[k], (hi, yy), xytext=(3, 0), textcoords="offset points", va="center",
-                                fontsize=7)
-            names = [f"{self.markers[k]}  {self.systems[k]}" for k in order]
-        if several:
-            names = [self.systems[k] + (f" (baseline {self.markers[k]})" if self.systems[k] in self.baselines
-                                        else "") for k in order]
-            ax.legend(fontsize="x-small", frameon=False, loc="best")
-        elif self.baseline is not None:
-            names = [self.systems[k] + (" (baseline)" if self.systems[k] == self.baseline else "") for k in order]
-            ax.legend(fontsize="x-small", frameon=False, loc="best")
-        ax.set_yticks(y)
-        ax.set_yticklabels(names, fontsize=7)
-        ax.set_xlabel(f"{self.metrics[q]} (mean over {self.n_topics} topics, {1 - self.alpha:.0%} CI)")
-        correction = "" if self.correction is None else f", {_CORRECTION_NAMES[self.correction]}"
-        title = describe_test(f"{self.method}{correction}", self.n_trials, self.alpha)
-        if self.baseline is None:
-            title += "\nletters after a bar: the systems it significantly beats"
-        ax.set_title(title, fontsize=9)
-        return ax
+        return comparison_plot(self, metric, ax)
 
 
 def _fixed(value: float, digits: int) -> str:

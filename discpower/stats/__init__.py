@@ -7,7 +7,8 @@ from .design import design_power, residual_variance, simulated_power, topic_set_
 from .power import asl_curves, discriminative_power, plot_asl_curves
 from .maxt import permutation_max_t, randomised_max_t
 from .result import PairwiseTest
-from .significance import adjust_pvalues, fisher_randomisation, paired_bootstrap, paired_t_test, parametric_tukey_hsd
+from .corrections import adjust_pvalues
+from .significance import fisher_randomisation, paired_bootstrap, paired_t_test, parametric_tukey_hsd
 from .similarity import RankingSimilarity, kendall_tau_b, ranking_similarity, tau_ap, tau_confidence_interval
 from .tukey import randomised_tukey_hsd
 

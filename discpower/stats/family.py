@@ -4,7 +4,7 @@ Without a baseline the family is every pair i < j of the m systems; with baselin
 baseline against every other system, each pair once (two baselines are compared once, under the first given):
 ``k (m - 1) - C(k, 2)`` comparisons. :func:`family_pvalues` tests the family with a test of the registry
 (:mod:`discpower.stats.registry`) or a callable ``test(x, y) -> p-value``; :func:`adjust_family` applies a
-multiple-comparison correction over it (:func:`discpower.stats.significance.adjust_pvalues`).
+multiple-comparison correction over it (:func:`discpower.stats.corrections.adjust_pvalues`).
 
 References
 ----------
@@ -23,7 +23,8 @@ import numpy as np
 
 from ..errors import DiscpowerError
 from .registry import REGISTRY, label_of, pair_pvalue, run_test
-from .significance import adjust_pvalues, checked_pvalue
+from .corrections import adjust_pvalues
+from .significance import checked_pvalue
 from .trials import in_parts
 
 __all__ = ["family_pairs", "family_pvalues", "adjust_family", "trials_per_metric", "callable_name",

@@ -11,7 +11,7 @@ checked topics x systems matrix. Two scopes:
 
 A test that does not control the family-wise error itself takes a correction by name:
 ``"<test>-<correction>"`` (e.g. ``"t-test-holm"``, ``"wilcoxon-bonferroni"``, ``"fisher-bh"``) adjusts
-its C(m, 2) p-values with :func:`~discpower.stats.significance.adjust_pvalues`.
+its C(m, 2) p-values with :func:`~discpower.stats.corrections.adjust_pvalues`.
 
 :func:`run_test` runs a test by name (or a callable ``(X, systems) -> PairwiseTest``) on every pair;
 :func:`check_test` checks a name before any work is done. The systems table
@@ -32,8 +32,8 @@ from .maxt import max_t_test, perm_max_t_test
 from .result import PairwiseTest
 from .rng import seed_value
 from .trials import in_parts
-from .significance import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, bootstrap_test, check_correction, fisher_test
-from .significance import correction_name
+from .corrections import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_correction, correction_name
+from .significance import bootstrap_test, fisher_test
 from .significance import mean_diff, paired_t_test, parametric_tukey_hsd, sign_test, wilcoxon_test
 from .tukey import tukey_test
 
@@ -218,7 +218,7 @@ def resolve(test: object, correction: object = None) -> tuple[Entry, str | None]
 def reachable(correction: str | None, family: int, n_trials: int, alpha: float, plus_one: bool = True) -> bool:
     """Whether a family of ``family`` randomised p-values, each at least 1/(B + 1) (``plus_one``; 0 else), can
     have any member significant (adjusted p < alpha) after ``correction``: for every correction of
-    :data:`~discpower.stats.significance.CORRECTIONS` (the two-stage ones included) the best case is every
+    :data:`~discpower.stats.corrections.CORRECTIONS` (the two-stage ones included) the best case is every
     p-value at its smallest, 1/(B + 1). Without a correction it is True (a test's own B is its business)."""
     if correction is None or not plus_one or family < 1:
         return True

@@ -282,3 +282,13 @@ def test_every_error_is_a_library_error():
             for number, line in enumerate(path.read_text().splitlines(), 1)
             if re.search(r"\braise (ValueError|TypeError)\(", line)]
     assert bare == []
+
+
+#: a module is read at once: past this many lines it holds more than one thing
+MAX_MODULE_LINES = 800
+
+
+def test_every_module_is_small_enough_to_read_at_once():
+    long = {name: n for name, path in _modules().items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"split these modules (lines): {long}"
