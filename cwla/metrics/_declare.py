@@ -7,12 +7,13 @@ declaration (:func:`declare`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
+import numpy as np
 
 from .._validate import Interval, fmt, strict_float, strict_int
-from ..errors import CwlaError
+from ..errors import CwlaError, ParameterError
 
 __all__ = ["Param", "declare"]
 
@@ -21,10 +22,12 @@ __all__ = ["Param", "declare"]
 class Param:
     """One parameter of a model or an aggregation.
 
-    ``kind`` is ``"int"``, ``"float"`` or ``"choice"``. Numbers must lie in [lo, hi] (an end is open when
-    ``lo_open``/``hi_open``); ``none`` is the text of an allowed None (DCG's ``k=none``, the kernel sees
-    inf). A choice lists ``(text, kernel value)`` pairs. ``rule`` overrides the generated rule in error
-    messages; ``sample`` is the range the Hypothesis strategies draw from (default: the bounds, clipped).
+    ``kind`` is ``"int"``, ``"float"``, ``"choice"``, ``"flag"`` (True or False) or ``"value"`` (anything
+    ``parse`` turns into the field's value, raising a CwlaError otherwise; ``show`` gives its text). Numbers
+    must lie in [lo, hi] (an end is open when ``lo_open``/``hi_open``); ``none`` is the text of an allowed None
+    (DCG's ``k=none``, the kernel sees inf). A choice lists ``(text, kernel value)`` pairs. ``rule`` overrides
+    the generated rule in error messages; ``sample`` is the range the Hypothesis strategies draw from (default:
+    the bounds, clipped).
     """
 
     name: str
@@ -39,6 +42,8 @@ class Param:
     rule: str | None = None
     sample: tuple | None = None
     doc: str = ""
+    parse: Callable[[object], object] | None = None
+    show: Callable[[object], str] | None = None
 
     def describe(self) -> str:
         """The rule a value must follow, as in the error messages."""
@@ -46,6 +51,8 @@ class Param:
             return self.rule
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c, _ in self.choices)
+        if self.kind == "flag":
+            return "True or False" + (f" or {self.none}" if self.none else "")
         what = "an integer" if self.kind == "int" else "a finite number"
         if math.isinf(self.lo) and math.isinf(self.hi):
             text = what
@@ -60,7 +67,7 @@ class Param:
     @property
     def annotation(self) -> str:
         """The field's type, as the generated ``__init__`` and the API reference show it."""
-        kind = {"int": "int", "float": "float", "choice": "str"}[self.kind]
+        kind = {"int": "int", "float": "float", "choice": "str", "flag": "bool", "value": "object"}[self.kind]
         return f"{kind} | None" if self.none else kind
 
     def convert(self, value: object) -> object:
@@ -70,12 +77,20 @@ class Param:
             return None
         if self.kind == "choice":
             return value
+        if self.kind == "flag":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ParameterError(f"expected True or False, got {value!r}")
+            return bool(value)
+        if self.kind == "value":
+            return self.parse(value)
         return strict_int(value) if self.kind == "int" else strict_float(value)
 
     def check(self, owner: str, value: object) -> None:
         if value is None and self.none:
             return
-        bad = ValueError(f"'{self.name}' of {owner} must be {self.describe()}: {value!r}")
+        bad = CwlaError(f"'{self.name}' of {owner} must be {self.describe()}: {value!r}")
+        if self.kind in ("flag", "value"):  # its conversion checked it
+            return
         if self.kind == "choice":
             if value not in [c for c, _ in self.choices]:
                 raise bad
@@ -102,6 +117,10 @@ class Param:
             return self.none
         if self.kind == "choice":
             return value
+        if self.kind == "flag":
+            return str(value)
+        if self.kind == "value":
+            return self.show(value)
         return str(value) if self.kind == "int" else fmt(value)
 
     def strategy(self) -> object:
@@ -110,6 +129,10 @@ class Param:
 
         if self.kind == "choice":
             return st.sampled_from([c for c, _ in self.choices])
+        if self.kind == "flag":
+            return st.one_of(st.none(), st.booleans()) if self.none else st.booleans()
+        if self.kind == "value":
+            return st.just(self.default)
         lo, hi = self.sample if self.sample else (max(self.lo, -5.0), min(self.hi, 5.0))
         if self.kind == "int":
             values = st.integers(int(math.ceil(lo)), int(math.floor(hi)))

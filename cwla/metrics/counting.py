@@ -99,12 +99,15 @@ Utility with a >= b too); a negative one says the measure would fall in that wor
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import ClassVar
 
 import attrs
 
-from .._validate import finite_float, fmt, of_parameter, optional_flag, optional_float, optional_int
+from .._validate import finite_float, fmt, of_parameter
 from ..errors import CwlaError
+from ._declare import Param
 
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
@@ -127,35 +130,28 @@ N_CSPEC = 4
 CONVENTIONS = (9, 10)
 
 
-def _optional_k(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
-    if value is not None and value < 1:
-        raise CwlaError(f"'k' of {type(instance).__name__} must be an integer >= 1 or None: {value}")
-
-
-def _optional_rel(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
-    if value is not None and not value > 0:
-        raise CwlaError(f"'rel' of {type(instance).__name__} must be > 0 or None: {fmt(value)}")
-
-
-_k_field = attrs.field(default=None, converter=of_parameter(optional_int, "k", "a counting measure"),
-                       validator=_optional_k)
-_rel_field = attrs.field(default=None, converter=of_parameter(optional_float, "rel", "a counting measure"),
-                         validator=_optional_rel,
-                         kw_only=True)
-_judged_field = attrs.field(default=None, converter=optional_flag("judged_only", "a measure"), kw_only=True)
+#: trec_eval's 11 recall points
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
 class CountingMeasure:
     """Base class of the measures outside C/W/L/A. ``code``, ``k`` and ``fparam`` are what the kernel sees.
 
-    Every subclass has the fields ``rel`` (relevance level; None: the evaluation's) and
-    ``judged_only`` (None: the evaluation's, default False) unless it ignores them."""
+    Every measure is declared once, as data: its parameters (:class:`cwla.Param`: bounds, default, text, in
+    ``declared``), the kernel branch (``code``) and its floats (``fparam``). Its canonical text is
+    ``NAME(p=v, ...)@k``, listing the parameters that differ from their defaults."""
 
     code: ClassVar[int]
     #: ir_measures' name, and the canonical text's head
     name: ClassVar[str]
     #: how per-topic values combine into a run's value
     aggregate: ClassVar[str] = "mean"
+    #: the declared parameters, in field order
+    declared: ClassVar[tuple[Param, ...]] = ()
+    #: the parameter the text puts after "@" (None: none)
+    at: ClassVar[str | None] = "k"
+    #: the text's head when the "@" parameter is None (Recall without k is SetR)
+    alone: ClassVar[str | None] = None
     rel = None
     judged_only = None
     k = None
@@ -170,17 +166,16 @@ class CountingMeasure:
         return 0.0
 
     def _params(self) -> list[str]:
-        out = []
-        if getattr(self, "rel", None) is not None and "rel" in attrs.fields_dict(type(self)):
-            out.append(f"rel={fmt(self.rel)}")
-        if self.judged_only is not None and "judged_only" in attrs.fields_dict(type(self)):
-            out.append(f"judged_only={self.judged_only}")
-        return out
+        """``name=value`` of each parameter that differs from its default, in declared order."""
+        return [f"{p.name}={p.text(getattr(self, p.name))}" for p in self.declared
+                if p.name != self.at and getattr(self, p.name) != p.default]
 
     def __str__(self) -> str:
         params = self._params()
-        text = self.name + (f"({', '.join(params)})" if params else "")
-        return text + (f"@{self.k}" if self.k is not None else "")
+        at = getattr(self, self.at) if self.at else None
+        head = self.alone if at is None and self.alone else self.name
+        text = head + (f"({', '.join(params)})" if params else "")
+        return text + (f"@{at if isinstance(at, int) else fmt(at)}" if at is not None else "")
 
     def resolve(self, *, rel: float | None = None, judged_only: bool | None = None, trec_eval: int | None = None,
                 **_: object) -> CountingMeasure:
@@ -208,359 +203,6 @@ class CountingMeasure:
         """Counting measures have no depth (the method exists so every measure answers it)."""
 
 
-@attrs.frozen
-class Recall(CountingMeasure):
-    """Recall at k: the fraction of the topic's relevant documents in the top k (trec_eval
-    ``recall_k``); ``k=None`` gives set recall (``set_recall``, ir_measures ``SetR``)."""
-
-    k: int | None = _k_field
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = RECALL
-    name: ClassVar[str] = "R"
-
-    def __str__(self) -> str:
-        if self.k is None:
-            params = self._params()
-            return "SetR" + (f"({', '.join(params)})" if params else "")
-        return super().__str__()
-
-
-@attrs.frozen
-class RPrec(CountingMeasure):
-    """R-precision: precision at rank R, R = the topic's number of relevant documents (``Rprec``)."""
-
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = RPREC
-    name: ClassVar[str] = "Rprec"
-
-
-@attrs.frozen
-class Bpref(CountingMeasure):
-    """Binary preference (Buckley & Voorhees, SIGIR 2004; trec_eval ``bpref``): how often relevant
-    documents come before judged non-relevant ones; unjudged documents are ignored."""
-
-    rel: float | None = _rel_field
-    code: ClassVar[int] = BPREF
-    name: ClassVar[str] = "Bpref"
-
-
-@attrs.frozen
-class Judged(CountingMeasure):
-    """Judged@k: the fraction of the top min(k, n) documents that have a judgement (ir_measures
-    ``Judged``); ``k=None``: of the whole ranking. (With ``judged_only`` it is 1 wherever something is left.)"""
-
-    k: int | None = _k_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = JUDGED
-    name: ClassVar[str] = "Judged"
-
-
-@attrs.frozen
-class SetP(CountingMeasure):
-    """Set precision: relevant retrieved / retrieved (``set_P``); ``relative=True``: relevant retrieved
-    / min(retrieved, R) (``set_relative_P``, ir_measures ``SetP(relative=True)``)."""
-
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    relative: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool), kw_only=True)
-    name: ClassVar[str] = "SetP"
-
-    @property
-    def code(self) -> int:  # type: ignore[override]
-        return SETRELP if self.relative else SETP
-
-    def _params(self):
-        return super()._params() + (["relative=True"] if self.relative else [])
-
-
-def _positive_beta(instance, attribute, value):
-    if not value > 0:
-        raise CwlaError(f"'beta' of SetF must be > 0: {fmt(value)}")
-
-
-@attrs.frozen
-class SetF(CountingMeasure):
-    """Set F: (1 + beta) P R / (beta P + R) of set precision P and set recall R (``set_F``; beta enters
-    unsquared, as trec_eval's parameter and ir_measures' ``beta`` do)."""
-
-    beta: float = attrs.field(default=1.0, converter=of_parameter(finite_float, "beta", "SetF"),
-                              validator=_positive_beta, kw_only=True)
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = SETF
-    name: ClassVar[str] = "SetF"
-
-    @property
-    def fparam(self) -> float:
-        return self.beta
-
-    def _params(self):
-        return ([f"beta={fmt(self.beta)}"] if self.beta != 1.0 else []) + super()._params()
-
-
-@attrs.frozen
-class SetAP(CountingMeasure):
-    """Set AP: set precision x set recall (``set_map``)."""
-
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = SETAP
-    name: ClassVar[str] = "SetAP"
-
-
-def _convention(instance, attribute, value):
-    if value is not None and (isinstance(value, bool) or value not in CONVENTIONS):
-        raise CwlaError(f"'convention' of {type(instance).__name__} must be 9 (trec_eval 9.0), 10 (trec_eval "
-                         f">= 10) or None (the evaluation's, default 9): {value!r}")
-
-
-def _unit_recall(instance, attribute, value):
-    if not 0.0 <= value <= 1.0:
-        raise CwlaError(f"'recall' of IPrec must be in [0, 1]: {fmt(value)}")
-
-
-@attrs.frozen
-class IPrec(CountingMeasure):
-    """Interpolated precision at recall x: the best precision at any rank whose recall is at
-    least x (``iprec_at_recall_x``); ``IPrec@0.5``."""
-
-    recall: float = attrs.field(converter=of_parameter(finite_float, "recall", "IPrec"), validator=_unit_recall)
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    convention: int | None = attrs.field(default=None, validator=_convention, kw_only=True)
-    code: ClassVar[int] = IPREC
-    name: ClassVar[str] = "IPrec"
-
-    @property
-    def fparam(self) -> tuple:
-        return (self.recall, float(self.convention or 9))
-
-    def _params(self):
-        return super()._params() + ([f"convention={self.convention}"] if self.convention is not None else [])
-
-    def __str__(self) -> str:
-        params = self._params()
-        return "IPrec" + (f"({', '.join(params)})" if params else "") + f"@{fmt(self.recall)}"
-
-
-@attrs.frozen
-class NumRel(CountingMeasure):
-    """The number of relevant documents of the topic in the qrels (``num_rel``); summed over topics."""
-
-    rel: float | None = _rel_field
-    code: ClassVar[int] = NUMREL
-    name: ClassVar[str] = "NumRel"
-    aggregate: ClassVar[str] = "sum"
-
-
-@attrs.frozen
-class NumRet(CountingMeasure):
-    """The number of documents retrieved for the topic (``num_ret``; with ``judged_only``, the judged ones,
-    as under trec_eval's ``-J``); summed over topics."""
-
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = NUMRET
-    name: ClassVar[str] = "NumRet"
-    aggregate: ClassVar[str] = "sum"
-
-
-@attrs.frozen
-class NumRelRet(CountingMeasure):
-    """The number of relevant documents retrieved (``num_rel_ret``, ir_measures ``NumRet(rel=1)``);
-    summed over topics."""
-
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = NUMRELRET
-    name: ClassVar[str] = "NumRelRet"
-    aggregate: ClassVar[str] = "sum"
-
-
-@attrs.frozen
-class NumQ(CountingMeasure):
-    """1 per topic (``num_q``): summed, the number of topics."""
-
-    code: ClassVar[int] = NUMQ
-    name: ClassVar[str] = "NumQ"
-    aggregate: ClassVar[str] = "sum"
-
-
-
-@attrs.frozen
-class RelP(CountingMeasure):
-    """Relative precision at k: relevant in the top k over min(k, R), the most that could be (trec_eval
-    ``relative_P_k``)."""
-
-    k: int = attrs.field(converter=of_parameter(optional_int, "k", "RelP"), validator=_optional_k)
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = RELP
-    name: ClassVar[str] = "RelP"
-
-
-def _positive_mult(instance, attribute, value):
-    if not value >= 0:
-        raise CwlaError(f"'mult' of RprecMult must be a finite number >= 0: {fmt(value)}")
-
-
-@attrs.frozen
-class RprecMult(CountingMeasure):
-    """Precision at rank c = floor(mult x R + 0.9), R the topic's relevant documents (trec_eval
-    ``Rprec_mult_x``; ``mult=1`` is R-precision but for the rounding)."""
-
-    mult: float = attrs.field(converter=of_parameter(finite_float, "mult", "RprecMult"), validator=_positive_mult)
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = RPREC_MULT
-    name: ClassVar[str] = "RprecMult"
-
-    @property
-    def fparam(self) -> float:
-        return self.mult
-
-    def _params(self):
-        return [f"mult={fmt(self.mult)}"] + super()._params()
-
-
-def _non_negative_docs(instance, attribute, value):
-    if not value >= 0:
-        raise CwlaError(f"'docs' of Utility must be a number >= 0 (trec_eval's -N): {fmt(value)}")
-
-
-@attrs.frozen
-class Utility(CountingMeasure):
-    """Set utility: a per relevant retrieved, b per non-relevant retrieved, c per relevant missed, d per
-    non-relevant not retrieved among ``docs`` documents (trec_eval ``utility``, default a=1, b=-1, c=d=0;
-    ``docs`` is trec_eval's -N)."""
-
-    a: float = attrs.field(default=1.0, converter=of_parameter(finite_float, "a", "Utility"), kw_only=True)
-    b: float = attrs.field(default=-1.0, converter=of_parameter(finite_float, "b", "Utility"), kw_only=True)
-    c: float = attrs.field(default=0.0, converter=of_parameter(finite_float, "c", "Utility"), kw_only=True)
-    d: float = attrs.field(default=0.0, converter=of_parameter(finite_float, "d", "Utility"), kw_only=True)
-    docs: float = attrs.field(default=0.0, converter=of_parameter(finite_float, "docs", "Utility"),
-                              validator=_non_negative_docs, kw_only=True)
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = UTILITY
-    name: ClassVar[str] = "Utility"
-
-    @property
-    def fparam(self) -> tuple:
-        return (self.a, self.b, self.c, self.d, self.docs)
-
-    def _params(self):
-        own = [f"{n}={fmt(getattr(self, n))}" for n, d in (("a", 1.0), ("b", -1.0), ("c", 0.0), ("d", 0.0),
-                                                           ("docs", 0.0)) if getattr(self, n) != d]
-        return own + super()._params()
-
-
-#: trec_eval's 11 recall points
-ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
-
-def _floats(value: tuple) -> tuple:
-    return tuple(finite_float(x) for x in value)
-
-
-def _points(instance, attribute, value):
-    if not value or not all(0.0 <= x <= 1.0 for x in value):
-        raise CwlaError(f"'points' of IPrecMean must be recall levels in [0, 1], at least one: {value!r}")
-
-
-@attrs.frozen
-class IPrecMean(CountingMeasure):
-    """The mean of the interpolated precisions at the recall ``points`` (trec_eval ``11pt_avg``)."""
-
-    points: tuple = attrs.field(default=ELEVEN_POINTS, converter=_floats, validator=_points)
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    convention: int | None = attrs.field(default=None, validator=_convention, kw_only=True)
-    code: ClassVar[int] = IPREC_MEAN
-    name: ClassVar[str] = "IPrecMean"
-
-    @property
-    def fparam(self) -> tuple:
-        return (float(self.convention or 9), float(len(self.points)), *self.points)
-
-    def _params(self):
-        own = [] if self.points == ELEVEN_POINTS else [f"points='{','.join(fmt(x) for x in self.points)}'"]
-        return own + super()._params() + ([f"convention={self.convention}"] if self.convention is not None else [])
-
-
-@attrs.frozen
-class InfAP(CountingMeasure):
-    """Inferred AP (Yilmaz & Aslam, CIKM 2006) as trec_eval computes it: a grade < 0 marks a pooled document
-    that was not sampled for judging; documents not in the qrels are skipped (trec_eval ``infAP``)."""
-
-    rel: float | None = _rel_field
-    code: ClassVar[int] = INFAP
-    name: ClassVar[str] = "infAP"
-
-
-@attrs.frozen
-class BinG(CountingMeasure):
-    """Kando's binary G: (1/R) sum over the relevant retrieved d_i of 1 / log2(2 + i - rel@i) (trec_eval
-    ``binG``)."""
-
-    rel: float | None = _rel_field
-    judged_only: bool | None = _judged_field
-    code: ClassVar[int] = BING
-    name: ClassVar[str] = "binG"
-
-
-@attrs.frozen
-class NumNonRelJudgedRet(CountingMeasure):
-    """The judged non-relevant documents retrieved (0 <= grade < rel; trec_eval ``num_nonrel_judged_ret``);
-    summed over topics."""
-
-    rel: float | None = _rel_field
-    code: ClassVar[int] = NUMNONREL
-    name: ClassVar[str] = "NumNonRelJudgedRet"
-    aggregate: ClassVar[str] = "sum"
-
-
-@attrs.frozen
-class Unj(CountingMeasure):
-    """The fraction of the top k that is unjudged (not in the qrels, or a grade < 0), over k (trec_eval
-    ``unj_k``)."""
-
-    k: int = attrs.field(converter=of_parameter(optional_int, "k", "Unj"), validator=_optional_k)
-    code: ClassVar[int] = UNJ
-    name: ClassVar[str] = "Unj"
-
-
-def _unit_p(instance, attribute, value):
-    if not 0.0 < value < 1.0:
-        raise CwlaError(f"'p' of {type(instance).__name__} must be in (0, 1): {fmt(value)}")
-
-
-@attrs.frozen
-class RBPResid(CountingMeasure):
-    """trec_eval's RBP residual (``rbp_resid``, Moffat & Zobel 2008): the RBP mass that the unjudged documents
-    (grade < 0 or not in the qrels) and the ranks past the ranking could add, p^n + (1 - p) sum_{unjudged
-    d_i} p^(i-1); 0 when every retrieved document is judged."""
-
-    p: float = attrs.field(default=0.9, converter=of_parameter(finite_float, "p", "RBPResid"),
-                           validator=_unit_p, kw_only=True)
-    code: ClassVar[int] = RBP_RESID
-    name: ClassVar[str] = "RBPResid"
-
-    @property
-    def fparam(self) -> float:
-        return self.p
-
-    def _params(self):
-        return [f"p={fmt(self.p)}"] if self.p != 0.9 else []
-
-
-def _gains_pairs(value: dict | tuple) -> tuple:
-    """``{grade: gain}`` (or pairs) as sorted ``((grade, gain), ...)``, numbers checked."""
-    items = value.items() if isinstance(value, dict) else value
-    return tuple(sorted((finite_float(g), finite_float(v)) for g, v in items))
-
-
 class _GradeGains(CountingMeasure):
     """The measures over grades as gains: gain(g) = the ``gains`` pair's value for g, else g (trec_eval's
     rel levels as gains); grades < 0 and unjudged documents gain 0."""
@@ -570,124 +212,181 @@ class _GradeGains(CountingMeasure):
     def gain_of(self, grade: float) -> float:
         return dict(self.gains).get(grade, grade) if grade >= 0 else 0.0
 
-    def _params(self):
-        return ([f"gains={{{', '.join(f'{fmt(g)}: {fmt(v)}' for g, v in self.gains)}}}"] if self.gains else []) + \
-            super()._params()
+
+# ----------------------------------------------------------------------------- the parameters
+
+def _gains_pairs(value: object) -> tuple:
+    """``{grade: gain}`` (or pairs) as sorted ``((grade, gain), ...)``, numbers checked."""
+    try:
+        items = value.items() if isinstance(value, dict) else list(value)
+        return tuple(sorted((finite_float(g), finite_float(v)) for g, v in items))
+    except (TypeError, ValueError):
+        raise CwlaError(f"expected a dict {{grade: gain}} or (grade, gain) pairs of finite numbers, got "
+                        f"{value!r}") from None
 
 
-_gains_field = attrs.field(default=(), converter=_gains_pairs, kw_only=True)
+def _recall_points(value: object) -> tuple:
+    """At least one recall level in [0, 1], as a tuple of floats."""
+    try:
+        points = tuple(finite_float(x) for x in value)
+    except (TypeError, ValueError):
+        points = ()
+    if not points or not all(0.0 <= x <= 1.0 for x in points):
+        raise CwlaError(f"expected recall levels in [0, 1], at least one, got {value!r}")
+    return points
 
 
-@attrs.frozen
-class G(_GradeGains):
-    """Kando et al.'s normalised cumulative gain with rank cost, as trec_eval ``G`` computes it."""
-
-    gains: tuple = _gains_field
-    code: ClassVar[int] = G_TREC
-    name: ClassVar[str] = "G"
+def _positive_grade(self: CountingMeasure, grade: float) -> float:
+    """Compat's gain: the grade, 0 for a grade <= 0."""
+    return grade if grade > 0 else 0.0
 
 
-@attrs.frozen
-class NDCGRel(_GradeGains):
-    """trec_eval ``ndcg_rel``: nDCG averaged over the ranks of the ideal ranking's relevant documents."""
-
-    gains: tuple = _gains_field
-    code: ClassVar[int] = NDCG_REL
-    name: ClassVar[str] = "nDCGRel"
-
-
-@attrs.frozen
-class RnDCG(_GradeGains):
-    """trec_eval ``Rndcg``: nDCG averaged over the ranks where the ideal ranking's gain level changes (0 for a
-    topic without a document relevant at ``rel``, as trec_eval)."""
-
-    gains: tuple = _gains_field
-    rel: float | None = _rel_field
-    code: ClassVar[int] = RNDCG
-    name: ClassVar[str] = "RnDCG"
+#: the cutoff, None (the whole ranking) or an integer >= 1; as RelP's and Unj's, required
+K = Param("k", "int", None, lo=1, none="None")
+K_REQUIRED = Param("k", "int", attrs.NOTHING, lo=1)
+#: the relevance level (None: the evaluation's, trec_eval's -l)
+REL = Param("rel", "float", None, lo=0.0, lo_open=True, none="None")
+#: trec_eval's -J (None: the evaluation's)
+JUDGED_ONLY = Param("judged_only", "flag", None, none="None")
+CONVENTION = Param("convention", "int", None, lo=9, hi=10, none="None",
+                   rule="9 (trec_eval 9.0), 10 (trec_eval >= 10) or None (the evaluation's, default 9)")
+GAINS = Param("gains", "value", (), parse=_gains_pairs,
+              show=lambda pairs: "{" + ", ".join(f"{fmt(g)}: {fmt(v)}" for g, v in pairs) + "}")
 
 
-@attrs.frozen
-class RBPTrec(_GradeGains):
-    """trec_eval ``rbp`` (Moffat & Zobel 2008): (1 - p) sum_i g_i p^(i-1) over the whole ranking, the grades
-    as gains, scaled per topic to (g - min) / (max - min) (min and max over 0 and the topic's gains) when
-    one lies outside [0, 1]."""
-
-    p: float = attrs.field(default=0.9, converter=of_parameter(finite_float, "p", "RBPTrec"),
-                           validator=_unit_p, kw_only=True)
-    gains: tuple = _gains_field
-    code: ClassVar[int] = RBP_TREC
-    name: ClassVar[str] = "RBPTrec"
-
-    @property
-    def fparam(self) -> float:
-        return self.p
-
-    def _params(self):
-        return ([f"p={fmt(self.p)}"] if self.p != 0.9 else []) + super()._params()
+def _persistence(default: float) -> Param:
+    return Param("p", "float", default, 0.0, 1.0, True, True)
 
 
-@attrs.frozen
-class NumNonJudgedRet(CountingMeasure):
-    """The unjudged documents retrieved (not in the qrels, or a grade < 0; trec_eval ``num_nonjudged_ret``);
-    summed over topics."""
-
-    code: ClassVar[int] = NUMNONJUDGED
-    name: ClassVar[str] = "NumNonJudgedRet"
-    aggregate: ClassVar[str] = "sum"
+def _number(name: str, default: object = attrs.NOTHING, lo: float = -math.inf, **bounds: object) -> Param:
+    return Param(name, "float", default, lo, **bounds)
 
 
-@attrs.frozen
-class DCGTrec(_GradeGains):
-    """trec_eval ``dcg``: sum_i g_i / log2(i + 1) over the whole ranking, the grades as gains (unnormalised)."""
-
-    gains: tuple = _gains_field
-    code: ClassVar[int] = DCG_TREC
-    name: ClassVar[str] = "DCGTrec"
+#: parameters given by position (``Recall(10)``, ``IPrec(0.5)``); the others by keyword
+_POSITIONAL = ("k", "recall", "mult", "points")
 
 
-@attrs.frozen
-class IdealDCG(_GradeGains):
-    """trec_eval ``ideal_dcg``: the DCG of the topic's ideal ranking (its judged documents by gain, every one of
-    positive gain), the grades as gains."""
+def _measure(cls_name: str, name: str, code: int | Callable, doc: str, *params: Param, aggregate: str = "mean",
+             base: type = CountingMeasure, fparam: Callable | None = None, **class_vars: object) -> type:
+    """The attrs frozen class of a counting measure, declared once: ``name`` (ir_measures' and the text's),
+    the kernel branch ``code`` (or a function of the measure giving it), its parameters in field order,
+    ``fparam`` (a function of the measure: the kernel's floats) and how the topics combine (``aggregate``)."""
 
-    gains: tuple = _gains_field
-    code: ClassVar[int] = IDEAL_DCG
-    name: ClassVar[str] = "IdealDCG"
+    def field(p: Param) -> object:
+        def validate(instance: object, attribute: object, value: object, p: Param = p) -> None:
+            p.check(cls_name, value)
+
+        return attrs.field(default=p.default, converter=of_parameter(p.convert, p.name, cls_name), validator=validate,
+                           kw_only=p.name not in _POSITIONAL)
+
+    namespace = {p.name: field(p) for p in params}
+    namespace.update(
+        __doc__=doc, __module__=__name__, __qualname__=cls_name, __annotations__={p.name: p.annotation for p in params},
+        name=name, aggregate=aggregate, declared=params, **class_vars,
+    )
+    if callable(code):
+        def branch(self: CountingMeasure) -> int:
+            """The kernel branch, which depends on a parameter."""
+            return code(self)
+
+        namespace["code"] = property(branch)
+    else:
+        namespace["code"] = code
+    if fparam is not None:
+        def floats(self: CountingMeasure) -> float | tuple:
+            """The kernel's float parameters (one number, or a tuple)."""
+            return fparam(self)
+
+        namespace["fparam"] = property(floats)
+    return attrs.frozen(type(cls_name, (base,), namespace))
 
 
-@attrs.frozen
-class Accuracy(CountingMeasure):
-    """ir_measures' Accuracy: the AUC of the (top k of the) ranking, 1 - sum_j n_j / (N R'), n_j the documents
-    not relevant (unjudged ones included) above the j-th relevant one, N and R' the non-relevant and relevant
-    documents of the list; 1 when all are relevant, 0 when none is (ir_measures leaves those topics out)."""
+# ----------------------------------------------------------------------------- the measures
 
-    k: int | None = _k_field
-    rel: float | None = _rel_field
-    code: ClassVar[int] = ACCURACY
-    name: ClassVar[str] = "Accuracy"
-
-
-@attrs.frozen
-class Compat(_GradeGains):
-    """Compatibility with the ideal ranking (Clarke, Vtyurina & Smucker, TOIS 2021, ir_measures ``Compat``):
-    rank-biased overlap with persistence p of the ranking and the ideal (every judged document of grade > 0,
-    by grade; within a grade the retrieved ones in the ranking's order), over the depth of the longer list;
-    ``normalize``: divided by the ideal's overlap with itself."""
-
-    p: float = attrs.field(default=0.95, converter=of_parameter(finite_float, "p", "Compat"),
-                           validator=_unit_p, kw_only=True)
-    normalize: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool), kw_only=True)
-    gains: tuple = attrs.field(default=(), init=False)
-    code: ClassVar[int] = COMPAT
-    name: ClassVar[str] = "Compat"
-
-    @property
-    def fparam(self) -> tuple:
-        return (self.p, float(self.normalize))
-
-    def gain_of(self, grade: float) -> float:
-        return grade if grade > 0 else 0.0
-
-    def _params(self):
-        return ([f"p={fmt(self.p)}"] if self.p != 0.95 else []) + ([] if self.normalize else ["normalize=False"])
+Recall = _measure("Recall", "R", RECALL, """Recall at k: the fraction of the topic's relevant documents in the top k (trec_eval
+    ``recall_k``); ``k=None`` gives set recall (``set_recall``, ir_measures ``SetR``).""", K, REL, JUDGED_ONLY,
+                  alone="SetR")
+RPrec = _measure("RPrec", "Rprec", RPREC, """R-precision: precision at rank R, R = the topic's number of relevant
+    documents (``Rprec``).""", REL, JUDGED_ONLY)
+Bpref = _measure("Bpref", "Bpref", BPREF, """Binary preference (Buckley & Voorhees, SIGIR 2004; trec_eval ``bpref``): how
+    often relevant documents come before judged non-relevant ones; unjudged documents are ignored.""", REL)
+Judged = _measure("Judged", "Judged", JUDGED, """Judged@k: the fraction of the top min(k, n) documents that have a judgement
+    (ir_measures ``Judged``); ``k=None``: of the whole ranking. (With ``judged_only`` it is 1 wherever something
+    is left.)""", K, JUDGED_ONLY)
+SetP = _measure("SetP", "SetP", lambda m: SETRELP if m.relative else SETP, """Set precision: relevant retrieved /
+    retrieved (``set_P``); ``relative=True``: relevant retrieved / min(retrieved, R) (``set_relative_P``,
+    ir_measures ``SetP(relative=True)``).""", REL, JUDGED_ONLY, Param("relative", "flag", False))
+SetF = _measure("SetF", "SetF", SETF, """Set F: (1 + beta) P R / (beta P + R) of set precision P and set recall R
+    (``set_F``; beta enters unsquared, as trec_eval's parameter and ir_measures' ``beta`` do).""",
+                _number("beta", 1.0, 0.0, lo_open=True), REL, JUDGED_ONLY, fparam=lambda m: m.beta)
+SetAP = _measure("SetAP", "SetAP", SETAP, """Set AP: set precision x set recall (``set_map``).""", REL, JUDGED_ONLY)
+IPrec = _measure("IPrec", "IPrec", IPREC, """Interpolated precision at recall x: the best precision at any rank whose
+    recall is at least x (``iprec_at_recall_x``); ``IPrec@0.5``.""", _number("recall", lo=0.0, hi=1.0), REL,
+                 JUDGED_ONLY, CONVENTION, fparam=lambda m: (m.recall, float(m.convention or 9)), at="recall")
+NumRel = _measure("NumRel", "NumRel", NUMREL, """The number of relevant documents of the topic in the qrels
+    (``num_rel``); summed over topics.""", REL, aggregate="sum")
+NumRet = _measure("NumRet", "NumRet", NUMRET, """The number of documents retrieved for the topic (``num_ret``; with
+    ``judged_only``, the judged ones, as under trec_eval's ``-J``); summed over topics.""", JUDGED_ONLY,
+                  aggregate="sum")
+NumRelRet = _measure("NumRelRet", "NumRelRet", NUMRELRET, """The number of relevant documents retrieved
+    (``num_rel_ret``, ir_measures ``NumRet(rel=1)``); summed over topics.""", REL, JUDGED_ONLY, aggregate="sum")
+NumQ = _measure("NumQ", "NumQ", NUMQ, """1 per topic (``num_q``): summed, the number of topics.""", aggregate="sum")
+RelP = _measure("RelP", "RelP", RELP, """Relative precision at k: relevant in the top k over min(k, R), the most
+    that could be (trec_eval ``relative_P_k``).""", K_REQUIRED, REL, JUDGED_ONLY)
+RprecMult = _measure("RprecMult", "RprecMult", RPREC_MULT, """Precision at rank c = floor(mult x R + 0.9), R the
+    topic's relevant documents (trec_eval ``Rprec_mult_x``; ``mult=1`` is R-precision but for the rounding).""",
+                     _number("mult", lo=0.0), REL, JUDGED_ONLY, fparam=lambda m: m.mult)
+Utility = _measure("Utility", "Utility", UTILITY, """Set utility: a per relevant retrieved, b per non-relevant
+    retrieved, c per relevant missed, d per non-relevant not retrieved among ``docs`` documents (trec_eval
+    ``utility``, default a=1, b=-1, c=d=0; ``docs`` is trec_eval's -N).""",
+                   _number("a", 1.0), _number("b", -1.0), _number("c", 0.0), _number("d", 0.0),
+                   _number("docs", 0.0, 0.0, rule="a finite number >= 0 (trec_eval's -N)"), REL, JUDGED_ONLY,
+                   fparam=lambda m: (m.a, m.b, m.c, m.d, m.docs))
+IPrecMean = _measure("IPrecMean", "IPrecMean", IPREC_MEAN, """The mean of the interpolated precisions at the recall
+    ``points`` (trec_eval ``11pt_avg``).""",
+                     Param("points", "value", ELEVEN_POINTS, parse=_recall_points,
+                           show=lambda points: "'" + ",".join(fmt(x) for x in points) + "'"),
+                     REL, JUDGED_ONLY, CONVENTION,
+                     fparam=lambda m: (float(m.convention or 9), float(len(m.points)), *m.points))
+InfAP = _measure("InfAP", "infAP", INFAP, """Inferred AP (Yilmaz & Aslam, CIKM 2006) as trec_eval computes it: a grade
+    < 0 marks a pooled document that was not sampled for judging; documents not in the qrels are skipped
+    (trec_eval ``infAP``).""", REL)
+BinG = _measure("BinG", "binG", BING, """Kando's binary G: (1/R) sum over the relevant retrieved d_i of
+    1 / log2(2 + i - rel@i) (trec_eval ``binG``).""", REL, JUDGED_ONLY)
+NumNonRelJudgedRet = _measure("NumNonRelJudgedRet", "NumNonRelJudgedRet", NUMNONREL, """The judged non-relevant
+    documents retrieved (0 <= grade < rel; trec_eval ``num_nonrel_judged_ret``); summed over topics.""", REL,
+                              aggregate="sum")
+Unj = _measure("Unj", "Unj", UNJ, """The fraction of the top k that is unjudged (not in the qrels, or a grade < 0),
+    over k (trec_eval ``unj_k``).""", K_REQUIRED)
+RBPResid = _measure("RBPResid", "RBPResid", RBP_RESID, """trec_eval's RBP residual (``rbp_resid``, Moffat & Zobel
+    2008): the RBP mass that the unjudged documents (grade < 0 or not in the qrels) and the ranks past the ranking
+    could add, p^n + (1 - p) sum_{unjudged d_i} p^(i-1); 0 when every retrieved document is judged.""",
+                    _persistence(0.9), fparam=lambda m: m.p)
+G = _measure("G", "G", G_TREC, """Kando et al.'s normalised cumulative gain with rank cost, as trec_eval ``G``
+    computes it.""", GAINS, base=_GradeGains)
+NDCGRel = _measure("NDCGRel", "nDCGRel", NDCG_REL, """trec_eval ``ndcg_rel``: nDCG averaged over the ranks of the
+    ideal ranking's relevant documents.""", GAINS, base=_GradeGains)
+RnDCG = _measure("RnDCG", "RnDCG", RNDCG, """trec_eval ``Rndcg``: nDCG averaged over the ranks where the ideal
+    ranking's gain level changes (0 for a topic without a document relevant at ``rel``, as trec_eval).""",
+                 GAINS, REL, base=_GradeGains)
+RBPTrec = _measure("RBPTrec", "RBPTrec", RBP_TREC, """trec_eval ``rbp`` (Moffat & Zobel 2008): (1 - p) sum_i g_i
+    p^(i-1) over the whole ranking, the grades as gains, scaled per topic to (g - min) / (max - min) (min and
+    max over 0 and the topic's gains) when one lies outside [0, 1].""", _persistence(0.9), GAINS,
+                   base=_GradeGains, fparam=lambda m: m.p)
+NumNonJudgedRet = _measure("NumNonJudgedRet", "NumNonJudgedRet", NUMNONJUDGED, """The unjudged documents retrieved
+    (not in the qrels, or a grade < 0; trec_eval ``num_nonjudged_ret``); summed over topics.""", aggregate="sum")
+DCGTrec = _measure("DCGTrec", "DCGTrec", DCG_TREC, """trec_eval ``dcg``: sum_i g_i / log2(i + 1) over the whole
+    ranking, the grades as gains (unnormalised).""", GAINS, base=_GradeGains)
+IdealDCG = _measure("IdealDCG", "IdealDCG", IDEAL_DCG, """trec_eval ``ideal_dcg``: the DCG of the topic's ideal
+    ranking (its judged documents by gain, every one of positive gain), the grades as gains.""", GAINS,
+                    base=_GradeGains)
+Accuracy = _measure("Accuracy", "Accuracy", ACCURACY, """ir_measures' Accuracy: the AUC of the (top k of the)
+    ranking, 1 - sum_j n_j / (N R'), n_j the documents not relevant (unjudged ones included) above the j-th
+    relevant one, N and R' the non-relevant and relevant documents of the list; 1 when all are relevant, 0 when
+    none is (ir_measures leaves those topics out).""", K, REL)
+Compat = _measure("Compat", "Compat", COMPAT, """Compatibility with the ideal ranking (Clarke, Vtyurina & Smucker,
+    TOIS 2021, ir_measures ``Compat``): rank-biased overlap with persistence p of the ranking and the ideal
+    (every judged document of grade > 0, by grade; within a grade the retrieved ones in the ranking's order),
+    over the depth of the longer list; ``normalize``: divided by the ideal's overlap with itself.""",
+                  _persistence(0.95), Param("normalize", "flag", True), base=_GradeGains,
+                  fparam=lambda m: (m.p, float(m.normalize)), gains=(), gain_of=_positive_grade)

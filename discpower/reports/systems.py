@@ -4,7 +4,7 @@
 topics, a t-based confidence interval, the paired effect size d_z and significance -- either of
 each system against a ``baseline`` (with a multiple-comparison ``correction`` over those m - 1
 comparisons), against several baselines (the correction over all their comparisons), or of all
-pairs (the paired randomised Tukey HSD by default, family-wise by construction). The per-pair tests
+pairs (the studentised-permutation max-t test by default, family-wise by construction). The per-pair tests
 are the t-test, Fisher's randomisation test, Sakai's bootstrap, Wilcoxon's signed-rank test, the sign
 test or any callable ``test(x, y) -> p-value`` (scipy.stats' tests), and the corrections those of
 statsmodels' ``multipletests`` (:func:`discpower.stats.corrections.adjust_pvalues`).
@@ -15,14 +15,9 @@ The result, :class:`SystemComparison`, is plain data with pure methods: a tidy
 :meth:`~SystemComparison.to_markdown`, :meth:`~SystemComparison.to_latex` and
 :meth:`~SystemComparison.plot`.
 
-Formulas (n topics, per-topic scores x_t of a system, differences d_t = x_t - y_t of a pair):
-
-* mean ``xbar = sum_t x_t / n``;
-* ``(1 - alpha)`` confidence interval ``xbar +- t_{n-1, 1-alpha/2} s / sqrt(n)``, with
-  ``s^2 = sum_t (x_t - xbar)^2 / (n - 1)`` (Student's t over the topics);
-* effect size (paired Cohen's d, "d_z") ``d_z = dbar / s_d``,
-  ``s_d^2 = sum_t (d_t - dbar)^2 / (n - 1)``; 0 when the two systems score the same on every topic,
-  +-inf when the difference is the same non-zero number on every topic.
+The means are ``sum_t x_t / n`` over the n topics; the intervals and effect sizes are those of
+:mod:`discpower.stats.effects` (their formulas there), the family of tested pairs and its correction those
+of :mod:`discpower.stats.family`.
 
 References
 ----------

@@ -1,6 +1,7 @@
 """The measures outside C/W/L/A (cwla.counting) against the plain-Python oracle of tests/naive.py,
 and the evaluation options they share with the metrics (rel, judged_only, max_docs)."""
 
+import math
 import warnings
 
 import attrs
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 import cwla
 import naive
 from cwla import counting
+from cwla.errors import CwlaError
 from cwla.testing import rankings
 
 MEASURES = {
@@ -145,12 +147,52 @@ def test_counting_measures_print_and_parse_back():
 def test_counting_measures_validate_their_fields():
     with pytest.raises(ValueError, match="'k' of Recall must be an integer >= 1 or None: 0"):
         counting.Recall(0)
-    with pytest.raises(ValueError, match="'rel' of RPrec must be > 0 or None: -1"):
+    with pytest.raises(ValueError, match="'rel' of RPrec must be a finite number > 0 or None: -1"):
         counting.RPrec(rel=-1)
-    with pytest.raises(TypeError, match="'judged_only' of a measure must be True, False or None"):
+    with pytest.raises(TypeError, match="'judged_only' of SetP: expected True or False, got 'yes'"):
         counting.SetP(judged_only="yes")
-    with pytest.raises(ValueError, match=r"'recall' of IPrec must be in \[0, 1\]: 2"):
+    with pytest.raises(ValueError, match=r"'recall' of IPrec must be a finite number in \[0, 1\]: 2"):
         counting.IPrec(2)
+    with pytest.raises(ValueError, match=r"'points' of IPrecMean: expected recall levels in \[0, 1\]"):
+        counting.IPrecMean((0.5, 1.5))
+
+
+CLASSES = [getattr(counting, name) for name in counting.__all__
+            if isinstance(getattr(counting, name), type) and issubclass(getattr(counting, name), counting.CountingMeasure)
+            and getattr(counting, name) is not counting.CountingMeasure]
+
+
+def _bad_values(p):
+    """Values a declared parameter refuses, generated from its declaration."""
+    out = [object()]
+    if p.kind in ("int", "float"):
+        out += ["1", True]
+        if p.lo > -math.inf:
+            out.append(p.lo if p.lo_open else p.lo - 1)
+        if p.hi < math.inf:
+            out.append(p.hi if p.hi_open else p.hi + 1)
+        if p.kind == "int":
+            out.append(2.5)
+        else:
+            out.append(math.inf)
+    elif p.kind == "flag":
+        out += ["yes", 1]
+    return out
+
+
+def test_every_counting_measure_is_declared():
+    assert len(CLASSES) == 30 and all(m.declared == tuple(m.declared) for m in CLASSES)
+    for m in CLASSES:
+        assert [f.name for f in attrs.fields(m) if f.init] == [p.name for p in m.declared], m
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_every_declared_parameter_refuses_what_it_declares_bad(cls):
+    required = {p.name: (1 if p.kind == "int" else 0.5) for p in cls.declared if p.default is attrs.NOTHING}
+    for p in cls.declared:
+        for bad in _bad_values(p):
+            with pytest.raises(CwlaError, match=rf"'{p.name}' of {cls.__name__}"):
+                cls(**{**required, p.name: bad})
 
 
 def test_a_level_above_every_grade_is_said():
