@@ -23,7 +23,7 @@ from ._display import Displayed, Shown, count_text, legend, markdown_text, short
 from ._latex import bold, escape, grid, inline_math, superscript, table, tabular
 from ._moved import keep_old_paths
 from ._numba import jit
-from ._validate import FLAG, NONE, PATH, Instance, Interval, Options, check
+from ._validate import FLAG, NONE, PATH, Constraint, Instance, Interval, Options, Predicate, check, validate_params
 from .bridges.report import FORMATS, Report, render
 from .data.files import atomic_write, atomic_write_text, check_outputs, text_lines
 from .metrics.aggregations import AGGREGATIONS
@@ -37,7 +37,7 @@ ARGUMENTS = ("add_option_arguments", "add_quiet_argument", "add_scoring_argument
              "scoring_options")
 CLI = (*ARGUMENTS, "as_program", "run_command", "topic_notes")
 
-__all__ = ["jit", "check", "Interval", "Options", "Instance", "NONE", "FLAG", "PATH", "bold", "escape", "grid", "inline_math",
+__all__ = ["jit", "check", "validate_params", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "PATH", "bold", "escape", "grid", "inline_math",
            "superscript", "table", "tabular", "text_lines", "atomic_write", "atomic_write_text", "check_outputs",
            "keep_old_paths", "Displayed", "Shown", "count_text", "markdown_text", "legend", "short_labels", "AGGREGATIONS", "BROWSING_MODELS", "as_metrics",
            "reporter", "scope", "scoped", "Report", "render", "FORMATS", *CLI]

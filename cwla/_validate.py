@@ -20,17 +20,20 @@ The module also holds the strict conversions the value objects' converters use (
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 import attrs
 import numpy as np
 
 from .errors import CwlaError, ParameterError
 
-__all__ = ["check", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE", "PATH", "of_parameter",
+__all__ = ["check", "validate_params", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE", "PATH", "of_parameter",
            "fmt", "strict_int", "strict_float", "finite_float", "optional_float"]
 
 
@@ -100,13 +103,22 @@ def of_parameter(convert: Callable[[object], object], name: str, owner: str) -> 
 
 class Constraint:
     """What a parameter may be: :meth:`accepts` says whether a value qualifies, :meth:`convert` gives the
-    value the function works with, ``str()`` the rule as the message states it."""
+    value the function works with, ``str()`` the rule as the message states it; :meth:`refused` lists values
+    it refuses and :meth:`example` one it accepts (the tests call every entry point with them)."""
 
     def accepts(self, value: object) -> bool:
         raise NotImplementedError
 
     def convert(self, value: object) -> object:
         return value
+
+    def refused(self) -> list:
+        """Values this constraint refuses: an object of no type it takes, at least."""
+        return [_NOTHING]
+
+    def example(self) -> object:
+        """A value this constraint accepts."""
+        raise NotImplementedError(f"{type(self).__name__} gives no example")
 
 
 @attrs.frozen
@@ -121,6 +133,7 @@ class Interval(Constraint):
     hi: float | None = None
     closed: str = "both"
     whole: bool = False
+    text: str | None = None  # the rule in words, where the bounds alone do not say it
 
     def accepts(self, value: object) -> bool:
         if self.kind == "int":
@@ -142,7 +155,24 @@ class Interval(Constraint):
     def convert(self, value: object) -> object:
         return int(value) if self.kind == "int" else float(value)
 
+    def refused(self) -> list:
+        out = [_NOTHING, "1", True]
+        if self.lo is not None:
+            out.append(self.lo if self.closed in ("right", "neither") else self.lo - 1)
+        if self.hi is not None:
+            out.append(self.hi if self.closed in ("left", "neither") else self.hi + 1)
+        out += [2.5] if self.kind == "int" else [math.inf, math.nan]
+        return out
+
+    def example(self) -> object:
+        lo = 1 if self.lo is None else self.lo + (1 if self.closed in ("right", "neither") else 0)
+        if self.hi is not None and lo > self.hi - (1 if self.closed in ("left", "neither") else 0):
+            lo = (self.lo + self.hi) / 2  # an open interval narrower than 1: its middle
+        return int(lo) if self.kind == "int" else float(lo)
+
     def __str__(self) -> str:
+        if self.text:
+            return self.text
         what = "an integer" if self.kind == "int" else "a number"
         if self.kind != "int" and (self.lo is None or self.hi is None):
             what = "a finite number"  # no bound says it: inf is refused
@@ -175,6 +205,12 @@ class Options(Constraint):
     def accepts(self, value: object) -> bool:
         return isinstance(value, (str, type(None))) and value in self.values
 
+    def refused(self) -> list:
+        return [_NOTHING, "no such option", None]
+
+    def example(self) -> object:
+        return self.values[0]
+
     def __str__(self) -> str:
         return either([repr(v) for v in self.values])
 
@@ -185,9 +221,15 @@ class Instance(Constraint):
 
     types: object
     text: str
+    sample: object = None  # a value it accepts, for the tests (None: none given)
 
     def accepts(self, value: object) -> bool:
         return isinstance(value, self.types)
+
+    def example(self) -> object:
+        if self.sample is None:
+            return super().example()
+        return self.sample
 
     def __str__(self) -> str:
         return self.text
@@ -214,6 +256,12 @@ class _Flag(Constraint):
     def accepts(self, value: object) -> bool:
         return isinstance(value, (bool, np.bool_))
 
+    def refused(self) -> list:
+        return [_NOTHING, "yes", 1, None]
+
+    def example(self) -> object:
+        return True
+
     def convert(self, value: object) -> object:
         return bool(value)
 
@@ -228,7 +276,7 @@ FLAG = _Flag()
 #: anything callable
 CALLABLE = Predicate(callable, "a callable")
 #: a path: a str, bytes or an os.PathLike (pathlib.Path, ...)
-PATH = Instance((str, bytes, os.PathLike), "a path (a str or an os.PathLike such as pathlib.Path)")
+PATH = Instance((str, bytes, os.PathLike), "a path (a str or an os.PathLike such as pathlib.Path)", sample="a.txt")
 
 
 def either(texts: list[str]) -> str:
@@ -264,3 +312,48 @@ def optional_flag(name: str, owner: str) -> Callable[[object], bool | None]:
 def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+class _Nothing:
+    """A value no constraint accepts (its repr says so in a message)."""
+
+    def __repr__(self) -> str:
+        return "<nothing>"
+
+
+_NOTHING = _Nothing()
+
+
+def validate_params(constraints: Mapping[str, Constraint | tuple[Constraint, ...]], *,
+                    error: type[Exception] = ParameterError) -> Callable[[Callable], Callable]:
+    """Declare the constraints of a function's parameters (scikit-learn's ``validate_params``): each parameter
+    named in ``constraints`` is checked by :func:`check` and converted (its default too), in the signature's
+    order, before the function's body runs, so the body works on checked values; a value no constraint accepts raises ``error`` with the one
+    message (``The 'alpha' parameter must be ...``). The declaration stays readable as the
+    function's ``parameter_constraints`` (parameter -> tuple of constraints) and ``parameter_error``."""
+    declared = {name: c if isinstance(c, tuple) else (c,) for name, c in constraints.items()}
+
+    def decorate(func: Callable) -> Callable:
+        signature = inspect.signature(func)
+        unknown = sorted(set(declared) - set(signature.parameters))
+        if unknown:  # a declaration error, found at import
+            raise RuntimeError(f"{func.__qualname__}: constraints of no parameter: {unknown}")
+        order = [name for name in signature.parameters if name in declared]
+
+        @functools.wraps(func)
+        def checked(*args: object, **kwargs: object) -> object:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                return func(*args, **kwargs)  # Python's own message for a call that does not fit the signature
+            bound.apply_defaults()  # a default is converted as a given value is (seed=None: the seed drawn)
+            given = bound.arguments
+            for name in order:
+                given[name] = check(given[name], name, *declared[name], error=error)
+            return func(*bound.args, **bound.kwargs)
+
+        checked.parameter_constraints = MappingProxyType(declared)
+        checked.parameter_error = error
+        return checked
+
+    return decorate

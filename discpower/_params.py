@@ -6,11 +6,17 @@ a significance level, a number of trials, a count, the decimals of a table. A va
 
 from __future__ import annotations
 
-from cwla._shared import Interval, check
+import functools
+
+from cwla._shared import Interval, check, validate_params
 
 from .errors import DiscpowerError
 
-__all__ = ["alpha_level", "n_trials", "count", "digits", "MAX_TRIALS", "ALPHA", "DIGITS"]
+__all__ = ["alpha_level", "n_trials", "count", "digits", "validated", "MAX_TRIALS", "ALPHA", "DIGITS", "TRIALS"]
+
+#: discpower's entry points declare their parameters' constraints (``validate_params`` of cwla's parameter checks);
+#: a value none accepts raises a DiscpowerError
+validated = functools.partial(validate_params, error=DiscpowerError)
 
 #: the most resampling trials one call may ask for (the null distribution is kept, with its sorted copy:
 #: see discpower.stats.memory.NULL_BYTES)
@@ -19,6 +25,9 @@ MAX_TRIALS = 10**9
 ALPHA = Interval("real", 0, 1, closed="neither")
 #: the decimals a table prints its numbers with
 DIGITS = Interval("int", 0, 15)
+#: a number of resampling trials
+#: (its memory, and so its largest value, is checked where the resampling is planned: discpower.stats.memory)
+TRIALS = Interval("int", 1, None)
 
 
 def alpha_level(value: object, name: str = "alpha") -> float:

@@ -29,19 +29,18 @@ import attrs
 import numpy as np
 from numba import prange
 
-from cwla._shared import Displayed, Shown, count_text, grid, jit, legend, short_labels
+from cwla._shared import Displayed, Interval, Shown, count_text, grid, jit, legend, short_labels
 from cwla._shared import escape as _tex
 
-from .._params import alpha_level, count
+from .._params import ALPHA, TRIALS, validated
 from .._params import digits as digits_value
-from .._params import n_trials as trials_value
 from .._plots import PALETTE, describe_test, pyplot
 from ..errors import DiscpowerError
 from ..stats.matrix import score_array
 from ..stats.memory import NULL_BYTES, check_memory
 from ..stats.result import PairwiseTest
-from ..stats.rng import mix, seed_value, shuffle, trial_state
-from ..stats.similarity import TIE_TOLERANCE, check_tie_tolerance, tau_b
+from ..stats.rng import SEED, mix, shuffle, trial_state
+from ..stats.similarity import A_TIE_TOLERANCE, TIE_TOLERANCE, tau_b
 from ..stats.trials import counted_by, in_slices
 from ..stats.tukey import column_sums, tukey_test
 from ..typing import ArrayLike, Progress, Seed
@@ -122,6 +121,7 @@ def split_half_memory(n_metrics: int, n_splits: int, n_trials: int) -> int:
     return 9 * n_splits * n_metrics + NULL_BYTES * n_trials if n_splits else 0
 
 
+@validated({"n_topics": Interval("int", 2, None), "seed": SEED, "b": Interval("int", 0, None)})
 def topic_split(n_topics: int, seed: Seed, b: int) -> tuple[np.ndarray, np.ndarray]:
     """The topics of split ``b`` of :func:`split_half_consistency` with ``seed``.
 
@@ -135,9 +135,7 @@ def topic_split(n_topics: int, seed: Seed, b: int) -> tuple[np.ndarray, np.ndarr
     >>> len(first), len(second), sorted(np.r_[first, second].tolist()) == list(range(7))
     (3, 4, True)
     """
-    n = count(n_topics, "n_topics", 2)
-    b = count(b, "b", 0)
-    seed = seed_value(seed)
+    n = n_topics
     perm = _split_perm(n, np.uint64(seed), b)
     h = n // 2
     return np.sort(perm[:h]), np.sort(perm[h:])
@@ -316,6 +314,8 @@ class SplitHalfConsistency(Displayed):
 
 # --------------------------------------------------------------------------- entry point
 
+@validated({"n_splits": Interval("int", 2, None),  # the Tukey HSD treats splits as topics: it needs two
+            "seed": SEED, "n_trials": TRIALS, "alpha": ALPHA, "tie_tolerance": A_TIE_TOLERANCE})
 def split_half_consistency(values: ArrayLike | Evaluation, labels: Sequence[str] | None = None, *,
                            n_splits: int = 1000, seed: Seed = None, n_trials: int = 2000, alpha: float = 0.05,
                            runs: Sequence[str] | None = None, progress: Progress = None,
@@ -361,13 +361,9 @@ def split_half_consistency(values: ArrayLike | Evaluation, labels: Sequence[str]
     [['good', 1], ['noise', 0]]
     """
     V, labels, _ = score_array(values, labels, runs, allow_2d=False, min_metrics=2, min_runs=3, min_topics=4)
-    B = count(n_splits, "n_splits", 2)  # the Tukey HSD treats splits as topics: it needs two
-    trials = trials_value(n_trials, "n_trials")
-    alpha = alpha_level(alpha)
-    tol = check_tie_tolerance(tie_tolerance)
+    B, trials, tol = n_splits, n_trials, tie_tolerance
     if progress is not None and not callable(progress):
         raise DiscpowerError(f"progress must be None or a callable progress(done, total); got {progress!r}")
-    seed = seed_value(seed)
     check_memory(split_half_memory(V.shape[0], B, trials),
                  f"n_splits={B:,} for {V.shape[0]} metrics with n_trials={trials:,} (the splits x metrics tau "
                  f"matrix and the null distribution of its Tukey HSD)", "use fewer splits or trials")

@@ -23,18 +23,17 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from cwla._shared import Displayed, Shown, count_text, grid, legend, short_labels
+from cwla._shared import Displayed, NONE, Shown, count_text, grid, legend, short_labels
 from cwla._shared import escape as _tex
 from cwla._shared import AGGREGATIONS, BROWSING_MODELS
 
-from .._params import alpha_level
+from .._params import ALPHA, TRIALS, validated
 from .._params import digits as digits_value
-from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
+from ..stats.rng import SEED_OR_INHERITED
 from ..stats.memory import null_memory
 from ..stats.power import discriminative_power
 from ..stats.result import PairwiseTest
-from ..stats.rng import seed_value
 from ..stats.tukey import column_sums
 from ..typing import Families, Seed
 from .consistency import SplitHalfConsistency, beats, compact_ranks
@@ -218,6 +217,7 @@ class FamilyConsistency(Displayed):
                                         f"randomised Tukey HSD within each family, B = {test.n_resamples}"])
 
 
+@validated({"n_trials": (TRIALS, NONE), "seed": SEED_OR_INHERITED})
 def family_consistency(consistency: SplitHalfConsistency, families: Families, *,
                        metrics: Sequence[object] | None = None, n_trials: int | None = None,
                        seed: Seed = None) -> FamilyConsistency:
@@ -231,8 +231,8 @@ def family_consistency(consistency: SplitHalfConsistency, families: Families, *,
     if not isinstance(consistency, SplitHalfConsistency):
         raise DiscpowerError(f"family_consistency needs a SplitHalfConsistency, got {type(consistency).__name__}")
     families = metric_families(consistency.labels, families, metrics)
-    trials = consistency.test.n_resamples if n_trials is None else trials_value(n_trials, "n_trials")
-    seed = consistency.test.seed if seed is None else seed_value(seed)
+    trials = consistency.test.n_resamples if n_trials is None else n_trials
+    seed = consistency.test.seed if seed is None else seed
     null_memory(trials, tests=len(families))
     return family_tests(consistency, families, trials, seed)
 
@@ -291,6 +291,7 @@ def outperforms_by_splits(consistency: SplitHalfConsistency, splits: Sequence[in
     return pd.DataFrame(rows, columns=["n_splits", "family", "metric", "mean_tau", "outperforms"])
 
 
+@validated({"alpha": ALPHA})
 def family_power(tests: Mapping[str, PairwiseTest], families: Families, alpha: float = 0.05, *,
                  metrics: Sequence[object] | None = None) -> pd.DataFrame:
     """Discriminative power ranked within each family: ``family, rank, metric, discriminative_power,
@@ -299,7 +300,6 @@ def family_power(tests: Mapping[str, PairwiseTest], families: Families, alpha: f
     ``tests``: {label: PairwiseTest}; ``families`` and ``metrics``: as for :func:`metric_families`
     over its labels.
     """
-    alpha = alpha_level(alpha)
     power = discriminative_power(tests, alpha).set_index("metric")
     families = metric_families(list(power.index), families, metrics)
     parts = []

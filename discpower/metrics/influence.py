@@ -30,13 +30,12 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from cwla._shared import Displayed, Shown, count_text, legend, short_labels
+from cwla._shared import Displayed, NONE, Shown, count_text, legend, short_labels
 
-from .._params import alpha_level
-from .._params import n_trials as trials_value
+from .._params import ALPHA, TRIALS, validated
 from ..errors import DiscpowerError
+from ..stats.rng import SEED_OR_INHERITED
 from ..stats.memory import null_memory
-from ..stats.rng import seed_value
 from ..typing import Families, Seed
 from .consistency import SplitHalfConsistency
 from .families import metric_families
@@ -115,6 +114,7 @@ def _source(source: object, families: Families, metrics: Sequence[object] | None
     return consistency, metric_families(consistency.labels, families, metrics)
 
 
+@validated({"alpha": (ALPHA, NONE), "n_trials": (TRIALS, NONE), "seed": SEED_OR_INHERITED})
 def metric_influence(source: MetaEvaluation | SplitHalfConsistency, families: Families = None, *,
                      metrics: Sequence[object] | None = None,
                      alpha: float | None = None, n_trials: int | None = None,
@@ -152,9 +152,9 @@ def metric_influence(source: MetaEvaluation | SplitHalfConsistency, families: Fa
     ['noise']
     """
     consistency, families = _source(source, families, metrics)
-    alpha = consistency.alpha if alpha is None else alpha_level(alpha)
-    trials = consistency.test.n_resamples if n_trials is None else trials_value(n_trials, "n_trials")
-    seed = consistency.test.seed if seed is None else seed_value(seed)
+    alpha = consistency.alpha if alpha is None else alpha
+    trials = consistency.test.n_resamples if n_trials is None else n_trials
+    seed = consistency.test.seed if seed is None else seed
     if (trials + 1) * alpha <= 1:
         raise DiscpowerError(f"metric_influence: with n_trials={trials:,} no p-value can fall below alpha={alpha:g} "
                              f"(the smallest is 1 / (B + 1)), so Delta_alpha is undefined; use n_trials >= "

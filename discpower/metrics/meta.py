@@ -19,12 +19,11 @@ import pandas as pd
 
 import cwla
 from cwla import Evaluation
-from cwla._shared import Displayed, Interval, Shown, check, count_text, legend, short_labels, tabular
+from cwla._shared import Displayed, Interval, NONE, Shown, count_text, legend, short_labels, tabular
 from cwla._shared import scoped
 
-from .._params import alpha_level
+from .._params import ALPHA, TRIALS, validated
 from .._params import digits as digits_value
-from .._params import n_trials as trials_value
 from .._plots import pyplot
 from .._progress import reporter
 from ..errors import DiscpowerError
@@ -32,7 +31,7 @@ from ..scoring import evaluation_of, parsed_metrics
 from ..stats.matrix import score_array, score_matrix
 from ..stats.memory import check_memory
 from ..stats.power import asl_curves, discriminative_power, plot_asl_curves
-from ..stats.rng import child_seeds, seed_value
+from ..stats.rng import SEED, child_seeds
 from ..stats.similarity import TIE_TOLERANCE, ranking_similarity
 from ..stats.trials import counted_by
 from ..stats.registry import check_reachable, check_test, label_of, run_test
@@ -176,6 +175,9 @@ def meta_memory(n_metrics: int, n_trials: int, n_splits: int, split_trials: int)
 
 
 @scoped
+@validated({"n_trials": TRIALS, "n_splits": (Interval("int", 0, 0, text="0 (no split-half analysis)"),
+                                             Interval("int", 2, None, text="an integer >= 2")),
+            "split_trials": (TRIALS, NONE), "alpha": ALPHA, "seed": SEED})
 def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
                   metrics: MetricsLike | None = None, *, n_trials: int = 2000, n_splits: int = 1000,
                   split_trials: int | None = None, alpha: float = 0.05, seed: Seed = 0, progress: Progress = None,
@@ -236,12 +238,8 @@ def meta_evaluate(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | N
     >>> me.similarity.tau.shape, me.consistency.labels
     ((3, 3), ('nDCG@10', 'P@10', 'RBP_ERG'))
     """
-    alpha = alpha_level(alpha)
-    B = trials_value(n_trials)
-    split_B = B if split_trials is None else trials_value(split_trials, "split_trials")
-    n_splits = check(n_splits, "n_splits", Interval("int", 0, 0), Interval("int", 2, None), error=DiscpowerError,
-                     rule="0 (no split-half analysis) or an integer >= 2")
-    seed = seed_value(seed)
+    B = n_trials
+    split_B = B if split_trials is None else split_trials
     if callable(test):
         raise DiscpowerError("meta_evaluate takes a test by name (discpower.stats.registry), e.g. test='tukey' or "
                              "test='perm-max-t'")

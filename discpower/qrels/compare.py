@@ -42,16 +42,15 @@ from cwla.errors import CwlaError
 from cwla._shared import scoped
 from cwla._shared import FLAG, NONE, Displayed, Interval, Options, Shown, check, count_text, legend, short_labels, tabular
 
-from .._params import alpha_level, count
+from .._params import ALPHA, TRIALS, count, validated
 from .._params import digits as digits_value
-from .._params import n_trials as trials_value
 from .._plots import BLUE, NEUTRAL, VERMILLION, describe_test, pyplot, topics_label
 from ..errors import DiscpowerError
 from ..scoring import DEFAULT_METRIC, evaluator_for, parsed_metrics
+from ..stats.rng import SEED
 from ..stats.matrix import score_matrix
 from ..stats.memory import null_memory
 from ..stats.result import A_TEST_RESULT, PairwiseTest
-from ..stats.rng import seed_value
 from ..stats.registry import TESTS, check_reachable, check_test, resamples, significance_test
 from ..stats.similarity import kendall_tau_b
 from ..typing import MetricLike, Progress, QrelsLike, RunsLike, Seed
@@ -110,6 +109,11 @@ MEANINGS = {
 TOPIC_POLICIES = ("common", "truth")
 _WEIGHTS = Options((None, "linear", "quadratic"))
 _TOPICS = Options(TOPIC_POLICIES)
+_COUNT = Interval("int", 0, None, text="a non-negative integer (a count)")
+#: the parameters of a comparison of qrels, declared once for compare_qrels and QrelsComparer.build
+_COMPARISON = {"alpha": ALPHA, "n_trials": TRIALS, "seed": SEED, "direction_aware": FLAG,
+               "kappa_threshold": (Interval("real", text="a finite number"), NONE), "kappa_weights": _WEIGHTS,
+               "topics": _TOPICS}
 
 
 def ratio(num, den) -> float:
@@ -117,6 +121,7 @@ def ratio(num, den) -> float:
     return num / den if den else math.nan
 
 
+@validated({name: _COUNT for name in ("tp", "tn", "fp", "fn")})
 def confusion_measures(tp: int, tn: int, fp: int, fn: int) -> dict:
     """1P, 1R, 2P, 2R, BAC, MCC, F1 and accuracy from the confusion counts (NaN for a zero denominator).
 
@@ -126,8 +131,6 @@ def confusion_measures(tp: int, tn: int, fp: int, fn: int) -> dict:
     >>> round(m["1P"], 4), round(m["1R"], 4), round(m["2P"], 4), round(m["2R"], 4)
     (0.9248, 0.3229, 0.2459, 0.8938)
     """
-    for name, value in (("tp", tp), ("tn", tn), ("fp", fp), ("fn", fn)):
-        check(value, name, Interval("int", 0, None), error=DiscpowerError, rule="a non-negative integer (a count)")
     p1, r1 = ratio(tp, tp + fp), ratio(tp, tp + fn)
     p2, r2 = ratio(tn, tn + fn), ratio(tn, tn + fp)
     den = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
@@ -263,6 +266,7 @@ class QrelsComparison(Displayed):
         return ax
 
 
+@validated({"alpha": ALPHA, "direction_aware": FLAG})
 def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alpha: float = 0.05,
                   direction_aware: bool = False, extra: dict | None = None,
                   metric: str | None = None) -> QrelsComparison:
@@ -276,7 +280,6 @@ def compare_tests(truth_test: PairwiseTest, candidate_test: PairwiseTest, *, alp
     """
     for name, test in (("truth_test", truth_test), ("candidate_test", candidate_test)):
         check(test, name, A_TEST_RESULT, func="compare_tests")
-    alpha = alpha_level(alpha)
     if metric is not None and not isinstance(metric, str):
         raise DiscpowerError(f"The 'metric' parameter must be a metric label (a string) or None. Got {metric!r} "
                              f"instead.")
@@ -336,6 +339,7 @@ def _first_difference(a, b):
     return "lengths differ"
 
 
+@validated({"threshold": (Interval("real", text="a finite number"), NONE), "weights": _WEIGHTS})
 def cohen_kappa(truth: QrelsLike, candidate: QrelsLike, *, threshold: float | None = None,
                 weights: str | None = None) -> tuple[float, int]:
     """Cohen's kappa between two qrels' labels on the documents judged in both; returns (kappa, overlap).
@@ -345,7 +349,6 @@ def cohen_kappa(truth: QrelsLike, candidate: QrelsLike, *, threshold: float | No
     distance between the two grades over the range of grades seen, e.g. 1 vs 3 on 0-3 weighs 2/3). NaN when
     nothing overlaps or the expected disagreement is 0 (a single label everywhere).
     """
-    check(weights, "weights", _WEIGHTS, error=DiscpowerError)
     return kappa_of(_qrels_of(truth, "truth", "cohen_kappa"), _qrels_of(candidate, "candidate", "cohen_kappa"),
                     threshold, weights)
 
@@ -383,14 +386,6 @@ def kappa_of(g: pd.DataFrame, c: pd.DataFrame, threshold, weights) -> tuple[floa
         w = dist if weights == "linear" else dist**2
     den = float((w * expected).sum())
     return (1.0 - float((w * observed).sum()) / den if den > 0 else math.nan), overlap
-
-
-def _check_options(direction_aware, kappa_threshold, kappa_weights, topics) -> None:
-    check(direction_aware, "direction_aware", FLAG, error=DiscpowerError)
-    check(kappa_threshold, "kappa_threshold", Interval("real"), NONE, error=DiscpowerError,
-          rule="a finite number or None")
-    check(kappa_weights, "kappa_weights", _WEIGHTS, error=DiscpowerError)
-    check(topics, "topics", _TOPICS, error=DiscpowerError)
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -451,6 +446,7 @@ class QrelsComparer(Displayed):
             object.__setattr__(self, name, value)
 
     @classmethod
+    @validated(_COMPARISON)
     def build(cls, truth: QrelsLike, runs: RunsLike | Evaluator, metric: MetricLike | Sequence | None = None, *,
               test: str = "tukey", alpha: float = 0.05, n_trials: int = 10_000, seed: Seed = 0,
               direction_aware: bool = False, kappa_threshold: float | None = None, kappa_weights: str | None = None,
@@ -462,11 +458,7 @@ class QrelsComparer(Displayed):
         list or dict of them; default nDCG@10) and ``options`` build the Evaluator, which holds the runs
         whatever their size (a comparison scores many qrels). ``one_metric``: the name of an entry point
         that compares one metric (more is refused before any file is read)."""
-        alpha = alpha_level(alpha)
-        _check_options(direction_aware, kappa_threshold, kappa_weights, topics)
         test = check_test(test)
-        n_trials = trials_value(n_trials)
-        seed = seed_value(seed)
         func = one_metric or "compare_qrels"
         if isinstance(runs, Evaluator):
             evaluator = evaluator_for(runs, None, options, func)
@@ -644,6 +636,7 @@ class QrelsComparer(Displayed):
 
 
 @scoped
+@validated(_COMPARISON)
 def compare_qrels(truth: QrelsLike, candidate: QrelsLike, runs: RunsLike | Evaluator,
                   metric: MetricLike | None = None, *, test: str = "tukey", alpha: float = 0.05,
                   n_trials: int = 10_000, seed: Seed = 0, direction_aware: bool = False,

@@ -35,13 +35,12 @@ from collections.abc import Iterator, Mapping, Sequence
 import attrs
 
 from cwla import Evaluator, RunSet, is_run_store
-from cwla._shared import NONE, Interval, check
 
 from ..errors import DiscpowerError
 from .compare import QrelsComparer
 
 __all__ = ["Recipe", "Pickled", "Shipment", "comparer_for", "forget", "numba_threads", "check_executor",
-           "check_worker_threads", "check_store", "shipped", "loaded", "is_path"]
+           "check_store", "shipped", "loaded", "is_path"]
 
 _COMPARERS: dict = {}  # per-process cache: recipe token -> the recipe's comparer
 _LOCK = threading.Lock()
@@ -144,10 +143,6 @@ def check_executor(executor) -> None:
     if context is not None and context.get_start_method() == "fork":
         raise DiscpowerError("this process pool forks its workers, and numba's OpenMP threads do not survive "
                              "fork(): use ProcessPoolExecutor(mp_context=multiprocessing.get_context('spawn'))")
-
-
-def check_worker_threads(worker_threads) -> int | None:
-    return check(worker_threads, "worker_threads", Interval("int", 1, None), NONE, error=DiscpowerError)
 
 
 def is_path(value) -> bool:

@@ -54,11 +54,11 @@ import numpy as np
 import pandas as pd
 
 from cwla import Evaluator, read_qrels, read_runs
-from cwla._shared import Interval, Options, check
+from cwla._shared import Interval, NONE, Options, check
 
-from .._params import count
+from ..stats.rng import SEED
+from .._params import validated
 from ..errors import DiscpowerError
-from ..stats.rng import seed_value
 from ..typing import QrelsLike, RunsLike, Seed
 
 __all__ = ["sample_relevant", "popularity_qrels", "biased_qrels", "topic_subset", "depth_pool", "GENERATORS"]
@@ -72,28 +72,26 @@ MODES = ("drop", "relabel")
 # ---------------------------------------------------------------------------
 
 
-def _real(value, name: str, func: str, rule: str, interval: Interval) -> float:
+def _real(value, name: str, rule: str, interval: Interval) -> float:
     """A finite real number in ``interval``, else a DiscpowerError naming parameter, rule and value."""
-    return check(value, name, interval, func=func, error=DiscpowerError, rule=rule)
+    return check(value, name, interval, error=DiscpowerError, rule=rule)
 
 
-def _count(value, name: str, func: str) -> int:
-    """An integer >= 1 (a whole-valued float such as 10.0, as sweeps produce, is accepted)."""
-    return count(value, name, whole=True, func=func)
+#: a number of topics, documents or ranks: an integer >= 1 (a whole-valued float such as 10.0, as sweeps produce,
+#: is accepted)
+A_COUNT = Interval("int", 1, None, whole=True)
+A_THRESHOLD = Interval("real", 0, None, closed="neither", text="a finite number > 0 (a document is relevant when its "
+                      "grade >= threshold; relabelled and unselected documents get grade 0, which must not count as "
+                      "relevant)")
+A_SHARE = Interval("real", 0, 1, text="a number in [0, 1]")
 
 
-def _threshold(value, func: str) -> float:
-    return _real(value, "threshold", func, "a finite number > 0 (a document is relevant when its grade >= "
-                 "threshold; relabelled and unselected documents get grade 0, which must not count as relevant)",
-                 Interval("real", 0, None, closed="neither"))
-
-
-def _relevant_grade(grade, threshold: float, func: str, which: str) -> float:
+def _relevant_grade(grade, threshold: float, which: str) -> float:
     """The grade a generator gives the documents it labels relevant (``which``): ``threshold`` by default, else
     a finite number >= threshold."""
     if grade is None:
         return threshold
-    return _real(grade, "grade", func, f"a finite number >= threshold ({threshold:g}) so that {which} documents "
+    return _real(grade, "grade", f"a finite number >= threshold ({threshold:g}) so that {which} documents "
                  f"count as relevant", Interval("real", threshold, None))
 
 
@@ -113,6 +111,7 @@ def _rint(x):
 # ---------------------------------------------------------------------------
 
 
+@validated({"rate": A_SHARE, "seed": SEED, "mode": Options(MODES), "threshold": A_THRESHOLD})
 def sample_relevant(qrels: QrelsLike, rate: float, *, seed: Seed = 0, mode: str = "drop",
                     threshold: float = 1) -> pd.DataFrame:
     """Keep a random share of each topic's relevant documents (McKechnie et al.'s percentage sampling).
@@ -180,11 +179,7 @@ def sample_relevant(qrels: QrelsLike, rate: float, *, seed: Seed = 0, mode: str 
     >>> len(sample_relevant(qrels, 0.5, seed=3, mode="relabel"))   # every judgement kept
     6
     """
-    func = "sample_relevant"
-    rate = _real(rate, "rate", func, "a number in [0, 1]", Interval("real", 0, 1))
-    check(mode, "mode", Options(MODES), func=func, error=DiscpowerError)
-    threshold = _threshold(threshold, func)
-    rng = np.random.default_rng(seed_value(seed))
+    rng = np.random.default_rng(seed)
     q = read_qrels(qrels)
     grades = q["grade"].to_numpy(np.float64).copy()
     rel_rows = np.flatnonzero(grades >= threshold)
@@ -215,6 +210,8 @@ def sample_relevant(qrels: QrelsLike, rate: float, *, seed: Seed = 0, mode: str 
 # ---------------------------------------------------------------------------
 
 
+@validated({"n": (A_COUNT, NONE), "fraction": (Interval("real", 0, 1, closed="right", text="a number in (0, 1]"), NONE),
+            "seed": SEED})
 def topic_subset(qrels: QrelsLike, n: int | None = None, *, fraction: float | None = None,
                  seed: Seed = 0) -> pd.DataFrame:
     """A random subset of the topics, with all their judgements.
@@ -263,17 +260,13 @@ def topic_subset(qrels: QrelsLike, n: int | None = None, *, fraction: float | No
     if (n is None) == (fraction is None):
         raise DiscpowerError(f"{func} takes exactly one of 'n' (a number of topics) and 'fraction' (a share of "
                              f"them). Got n={n!r} and fraction={fraction!r} instead.")
-    if n is not None:
-        n = _count(n, "n", func)
-    else:
-        fraction = _real(fraction, "fraction", func, "a number in (0, 1]", Interval("real", 0, 1, closed="right"))
-    rng = np.random.default_rng(seed_value(seed))
+    rng = np.random.default_rng(seed)
     q = read_qrels(qrels)
     topics = np.array(sorted(set(q["topic"].tolist())), dtype=object)
     if n is None:
         n = max(1, int(round(fraction * len(topics))))
     elif n > len(topics):
-        raise DiscpowerError(f"The 'n' parameter of {func} must be at most the number of topics of the qrels "
+        raise DiscpowerError(f"The 'n' parameter must be at most the number of topics of the qrels "
                              f"({len(topics)}). Got {n!r} instead.")
     keep = topics[rng.permutation(len(topics))[:n]]
     return q.loc[q["topic"].isin(keep)].reset_index(drop=True)
@@ -353,6 +346,7 @@ def _bytewise_rank(ids: np.ndarray, docno_of) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
+@validated({"depth": A_COUNT})
 def depth_pool(qrels: QrelsLike, runs: RunsLike, depth: int) -> pd.DataFrame:
     """Depth-k pooling: the ground truth's judgements of the documents some run retrieves in its top `depth`.
 
@@ -394,7 +388,6 @@ def depth_pool(qrels: QrelsLike, runs: RunsLike, depth: int) -> pd.DataFrame:
     ['a', 'c']
     """
     func = "depth_pool"
-    depth = _count(depth, "depth", func)
     q = read_qrels(qrels)
     ranked = _ranked(runs)
     topic = ranked.codes(q["topic"].to_numpy(), func)
@@ -414,6 +407,7 @@ def depth_pool(qrels: QrelsLike, runs: RunsLike, depth: int) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 
 
+@validated({"k": A_COUNT, "seed": SEED, "threshold": A_THRESHOLD})
 def popularity_qrels(qrels: QrelsLike, runs: RunsLike, *, k: int = 10, seed: Seed = 0, threshold: float = 1,
                      grade: float | None = None) -> pd.DataFrame:
     """A popularity-biased labeller: the documents most runs retrieve in their top k are labelled relevant.
@@ -497,10 +491,8 @@ def popularity_qrels(qrels: QrelsLike, runs: RunsLike, *, k: int = 10, seed: See
     [['q1', 'a', 0.0], ['q1', 'b', 0.0], ['q1', 'c', 1.0]]
     """
     func = "popularity_qrels"
-    k = _count(k, "k", func)
-    threshold = _threshold(threshold, func)
-    grade = _relevant_grade(grade, threshold, func, "labelled")
-    rng = np.random.default_rng(seed_value(seed))
+    grade = _relevant_grade(grade, threshold, "labelled")
+    rng = np.random.default_rng(seed)
     q = read_qrels(qrels)
     ranked = _ranked(runs)
     topic = ranked.codes(q["topic"].to_numpy(), func)
@@ -561,6 +553,8 @@ def favoured_by_default(names: Sequence[str]) -> list[str]:
     return ordered[:max(1, len(ordered) // 2)]
 
 
+@validated({"strength": Interval("real", 0, 1, text="a probability in [0, 1]"), "k": A_COUNT, "seed": SEED,
+            "threshold": A_THRESHOLD})
 def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured: Sequence[str] | None = None,
                  k: int = 10, seed: Seed = 0, threshold: float = 1, grade: float | None = None) -> pd.DataFrame:
     """A judge that favours the documents of chosen systems: candidate qrels that can *create* differences.
@@ -621,11 +615,8 @@ def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured:
     [['q1', 'a', 1.0], ['q1', 'b', 1.0], ['q1', 'c', 0.0]]
     """
     func = "biased_qrels"
-    strength = _real(strength, "strength", func, "a probability in [0, 1]", Interval("real", 0.0, 1.0))
-    k = _count(k, "k", func)
-    threshold = _threshold(threshold, func)
-    grade = _relevant_grade(grade, threshold, func, "upgraded")
-    rng = np.random.default_rng(seed_value(seed))
+    grade = _relevant_grade(grade, threshold, "upgraded")
+    rng = np.random.default_rng(seed)
     q = read_qrels(qrels)
     ranked = _ranked(runs)
     names = list(ranked.run_set.names)

@@ -43,15 +43,17 @@ import pandas as pd
 from cwla._shared import Displayed, Interval, Shown, check, count_text
 from cwla._shared import scoped
 
-from .._params import count
+from .._params import ALPHA, TRIALS, validated
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..stats.memory import check_memory
-from ..stats.rng import seed_value, stream
+from ..stats.rng import SEED, stream
 from ..typing import MetricLike, Progress, QrelsLike, Seed
 from .compare import QrelsComparer, compare_tests, ratio, significance_test
 from .stability import scored_candidates
 from ..stats.trials import counts_its_own
+
+_COUNT = Interval("int", 1, None)
 
 __all__ = ["KnownTruthCollection", "KnownTruthErrors", "known_truth_collection", "known_truth_errors", "CELL_BYTES",
            "ROW_BYTES"]
@@ -94,6 +96,9 @@ class KnownTruthCollection(Displayed):
         return np.sign(lv[:, None] - lv[None, :])
 
 
+@validated({"n_topics": Interval("int", 2, None),  # an experiment draws at least 2 topics
+            "per_level": _COUNT, "docs": _COUNT, "max_grade": _COUNT,
+            "seed": SEED})
 def known_truth_collection(n_topics: int = 1000, quality: Sequence[float] = (0.5, 1.0, 1.5), per_level: int = 3,
                            docs: int = 40, max_grade: int = 3, seed: Seed = 0) -> KnownTruthCollection:
     """A synthetic population of topics with systems of known quality levels.
@@ -122,11 +127,6 @@ def known_truth_collection(n_topics: int = 1000, quality: Sequence[float] = (0.5
     >>> sorted(pop.runs), pop.level["L1S1"]
     (['L0S0', 'L0S1', 'L1S0', 'L1S1'], 1)
     """
-    n_topics = count(n_topics, "n_topics", 2)  # an experiment draws at least 2 topics
-    per_level = count(per_level, "per_level")
-    docs = count(docs, "docs")
-    max_grade = count(max_grade, "max_grade")
-    seed = seed_value(seed)
     try:
         if isinstance(quality, (str, bytes)) or any(isinstance(v, (bool, np.bool_)) for v in quality):
             raise TypeError
@@ -220,6 +220,8 @@ class KnownTruthErrors(Displayed):
 
 @scoped
 @counts_its_own
+@validated({"sample_topics": Interval("int", 2, None), "experiments": Interval("int", 1, None),
+            "n_trials": TRIALS, "alpha": ALPHA, "seed": SEED})
 def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str, QrelsLike | Callable],
                        metric: MetricLike | None = None, *, sample_topics: int = 50, experiments: int = 100,
                        test: str = "tukey", n_trials: int = 1000, alpha: float = 0.05, seed: Seed = 0,
@@ -255,8 +257,6 @@ def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str
                              f"got {type(population).__name__}")
     if not isinstance(candidates, dict) or not candidates:
         raise DiscpowerError("candidates must be a non-empty dict {name: qrels or callable(truth) -> qrels}")
-    experiments = count(experiments, "experiments")
-    seed = seed_value(seed)
     n_pop = population.qrels["topic"].nunique()
     sample_topics = check(sample_topics, "sample_topics", Interval("int", 2, n_pop), error=DiscpowerError,
                           rule=f"an integer in [2, {n_pop}] (the population's topics)")

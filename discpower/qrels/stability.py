@@ -30,11 +30,10 @@ from cwla._shared import Displayed, Shown, count_text
 from cwla.errors import CwlaError
 from cwla._shared import scoped
 
-from .._params import count
-from .._params import n_trials as _check_trials
+from .._params import ALPHA, TRIALS, count, validated
 from .._progress import reporter
 from ..errors import DiscpowerError
-from ..stats.rng import child_seeds, seed_value, stream
+from ..stats.rng import SEED, child_seeds, stream
 from ..stats.similarity import kendall_tau_b
 from ..typing import MetricLike, Progress, QrelsLike, RunsLike, Seed
 from .compare import QrelsComparer, compare_tests, significance_test
@@ -44,11 +43,9 @@ __all__ = ["Stability", "truth_stability", "RunStability", "run_stability"]
 
 
 def _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics, options, func):
-    """The checked number of resamples and seed, and the comparer that scores the ground truth once
-    and tests it lazily, once per set of topics (:meth:`QrelsComparer.build` validates the metric, test,
-    alpha and topics)."""
-    n_boot = _check_trials(n_boot, "n_boot")
-    seed = seed_value(seed)
+    """The number of resamples and the seed (checked by the entry point), and the comparer that scores the ground
+    truth once and tests it lazily, once per set of topics (:meth:`QrelsComparer.build` validates the metric,
+    test and topics)."""
     comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
                                    topics=topics, one_metric=func, **options)
     return n_boot, seed, comparer
@@ -138,6 +135,7 @@ class Stability(Displayed):
 
 @scoped
 @counts_its_own
+@validated({"n_boot": TRIALS, "n_trials": TRIALS, "alpha": ALPHA, "seed": SEED})
 def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: RunsLike,
                     metric: MetricLike | None = None, *, n_boot: int = 200, test: str = "tukey", n_trials: int = 2000,
                     alpha: float = 0.05, seed: Seed = 0, ranking_measure: str = "MCC", topics: str = "common",
@@ -285,6 +283,7 @@ def _pair_measures(truth_test, cand_test, alpha, direction_aware) -> tuple[dict,
 
 @scoped
 @counts_its_own
+@validated({"n_boot": TRIALS, "n_trials": TRIALS, "alpha": ALPHA, "seed": SEED})
 def run_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: RunsLike,
                   metric: MetricLike | None = None, *, n_boot: int = 200, test: str = "tukey", n_trials: int = 2000,
                   alpha: float = 0.05, seed: Seed = 0, topics: str = "common", progress: Progress = None,

@@ -25,17 +25,18 @@ import attrs
 import pandas as pd
 
 from cwla import Evaluator, Metric, read_qrels
-from cwla._shared import Displayed, Interval, Shown, check, count_text
+from cwla._shared import Displayed, Interval, NONE, Shown, count_text
 from cwla.errors import CwlaWarning, MetricSyntaxError
 from cwla._shared import scoped
 
+from .._params import ALPHA, TRIALS, validated
 from .._plots import describe_test, line_style, pyplot
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..scoring import parsed_metrics
+from ..stats.rng import SEED
 from ..stats.registry import resamples, words_of
-from ..stats.rng import seed_value
-from .executors import (Recipe, Shipment, build, check_executor, check_store, check_worker_threads, forget, is_path,
+from .executors import (Recipe, Shipment, build, check_executor, check_store, forget, is_path,
                         shipped)
 from .grid import cells, run_chunk, tidy
 from ..stats.trials import counts_its_own
@@ -216,6 +217,8 @@ PARAMETERS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 @scoped
 @counts_its_own
+@validated({"repetitions": Interval("int", 1, None), "chunk_size": Interval("int", 1, None),
+            "worker_threads": (Interval("int", 1, None), NONE), "alpha": ALPHA, "n_trials": TRIALS, "seed": SEED})
 def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
           parameters: Iterable = PARAMETERS, repetitions: int = 10,
           candidates: Mapping | None = None, executor: Executor | None = None, chunk_size: int = 10,
@@ -307,11 +310,9 @@ def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
     >>> mcc.index.tolist(), bool(mcc[0.7] > mcc[0.3])   # more judgements kept, closer to the truth's tests
     ([0.3, 0.7], True)
     """
-    seed = seed_value(seed)
     if executor is not None:
         check_executor(executor)
-    chunk_size = check(chunk_size, "chunk_size", Interval("int", 1, None), error=DiscpowerError)
-    threads = check_worker_threads(worker_threads)
+    threads = worker_threads
     items = cells(generators, parameters, repetitions, candidates, seed)
     store = check_store(store, truth, runs, items)
     several = _several(runs, metric)

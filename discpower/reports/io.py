@@ -45,8 +45,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cwla._shared import PATH, atomic_write_text, check, text_lines
+from cwla._shared import NONE, PATH, atomic_write_text, text_lines
 
+from .._params import DIGITS, validated
 from ..errors import DiscpowerError
 from ..stats.matrix import score_matrix
 from ..stats.result import A_TEST_RESULT, PairwiseTest
@@ -81,6 +82,7 @@ def _scores(fields, where, names):
     return row
 
 
+@validated({"path": PATH})
 def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     """Read a topics x systems score matrix with a header of system names.
 
@@ -102,7 +104,7 @@ def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
         of scores, a non-numeric or non-finite score, fewer than 2 systems or
         topics -- each naming the file and line.
     """
-    label, lines = _lines(check(path, "path", PATH, func="read_matrix"), "score matrix")
+    label, lines = _lines(path, "score matrix")
     if not lines:
         raise DiscpowerError(f"{label} is empty: expected a header line of system names, then one line "
                              f"of scores per topic")
@@ -125,6 +127,7 @@ def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     return _check(X, names, label)
 
 
+@validated({"runlist_path": PATH, "matrix_path": PATH})
 def read_discpower(runlist_path: PathLike, matrix_path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     """Read Sakai's Discpower input: a run list and a topic-by-run matrix.
 
@@ -150,8 +153,7 @@ def read_discpower(runlist_path: PathLike, matrix_path: PathLike) -> tuple[np.nd
         number of scores differs from the number of runs, a non-numeric score --
         naming the file and line.
     """
-    check(matrix_path, "matrix_path", PATH, func="read_discpower")
-    run_label, run_lines = _lines(check(runlist_path, "runlist_path", PATH, func="read_discpower"), "run list")
+    run_label, run_lines = _lines(runlist_path, "run list")
     if not run_lines:
         raise DiscpowerError(f"{run_label} is empty: expected one run name per line")
     names = [text.strip() for _, text in run_lines]
@@ -186,6 +188,7 @@ def _check(X, names, label):
     return score_matrix(X, systems=names, name=label)
 
 
+@validated({"path": PATH})
 def write_matrix(X: Matrix, systems: Sequence[str], path: PathLike) -> str:
     """Write a topics x systems matrix in :func:`read_matrix`'s tab-separated format.
 
@@ -216,6 +219,7 @@ def write_matrix(X: Matrix, systems: Sequence[str], path: PathLike) -> str:
     return text
 
 
+@validated({"result": A_TEST_RESULT, "path": (PATH, NONE), "digits": DIGITS})
 def write_pairs(result: PairwiseTest, path: PathLike | None = None, *, digits: int = 4) -> str:
     """Discpower's pairwise output: one line ``runA runB absdiff p`` per pair.
 
@@ -236,7 +240,6 @@ def write_pairs(result: PairwiseTest, path: PathLike | None = None, *, digits: i
     str
         The text (one line per pair, each ending with a newline).
     """
-    check(result, "result", A_TEST_RESULT, func="write_pairs")
     for name in result.systems:
         if not name or any(ch.isspace() for ch in name):
             raise DiscpowerError(f"run name {name!r} cannot be written to Discpower's space-separated "

@@ -46,20 +46,19 @@ from numpy.typing import ArrayLike
 
 import cwla
 from cwla import Evaluation, Evaluator
-from cwla._shared import FLAG, Displayed, Interval, Shown, check, count_text, legend, markdown_text, short_labels
+from cwla._shared import Displayed, FLAG, Interval, Shown, check, count_text, legend, markdown_text, short_labels
 from cwla._shared import bold, escape, grid, inline_math, superscript, table
 
-from .._params import alpha_level
+from .._params import ALPHA, TRIALS, validated
 from .._params import digits as digits_value
-from .._params import n_trials as trials_value
 from ..errors import DiscpowerError
 from ..scoring import evaluation_of
+from ..stats.rng import SEED
 from ..stats.effects import confidence_intervals, effect_sizes
 from ..stats.family import (TestLike, adjust_family, baseline_option, callable_name, family_pairs, family_pvalues,
                              trials_per_metric, unknown_baselines)
 from ..stats.matrix import metric_matrices
 from ..stats.memory import null_trials
-from ..stats.rng import seed_value
 from ..stats.registry import REGISTRY, check_reachable, resolve, label_of
 from ..stats.trials import in_parts
 from ..stats.registry import TESTS as REGISTRY_TESTS
@@ -82,6 +81,8 @@ TESTS = REGISTRY_TESTS
 BaselineLike = Union[str, Sequence[str], None]
 
 _CORRECTION_NAMES = CORRECTION_NAMES
+#: the parameters of a comparison of systems, declared once for compare_systems and compare_scores
+_COMPARISON = {"alpha": ALPHA, "n_trials": TRIALS, "seed": SEED, "plus_one": FLAG}
 
 
 # ----------------------------------------------------------------------------- formulas
@@ -116,15 +117,10 @@ def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | t
         found, correction = resolve(test, correction)
         test = found.name
     baseline = baseline_option(baseline)
-    alpha = alpha_level(alpha)
     if found is not None and found.resampling:
-        B = null_trials(n_trials)  # the plan's one check: a test at a time, its null not kept
-        seed = seed_value(seed)
+        B = null_trials(n_trials)  # the plan's memory check: a test at a time, its null not kept
     else:
-        trials_value(n_trials)  # checked, though unused: a bad value is a mistake either way
-        if seed is not None:
-            seed_value(seed)
-        B, seed = None, None
+        B, seed = None, None  # (n_trials and seed checked at the entry all the same: a bad value is a mistake)
     return baseline, test, correction, alpha, B, seed
 
 
@@ -538,6 +534,7 @@ def _fixed(value: float, digits: int) -> str:
 
 # ----------------------------------------------------------------------------- entry points
 
+@validated(_COMPARISON)
 def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequence[str] | None = None,
                    topics: Sequence[str] | None = None, baseline: BaselineLike = None, test: TestLike = "perm-max-t",
                    correction: str | None = None, alpha: float = 0.05, n_trials: int = 10_000,
@@ -579,7 +576,6 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
     (True, ('', '', ''))
     """
     baseline, test, correction, alpha, B, seed = _options(baseline, test, correction, alpha, n_trials, seed)
-    check(plus_one, "plus_one", FLAG, error=DiscpowerError)
     return _compared(scores, systems, topics, baseline, test, correction, alpha, B, seed, bool(plus_one))
 
 
@@ -613,6 +609,7 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
     )
 
 
+@validated(_COMPARISON)
 def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike | None = None,
                     metrics: MetricsLike | None = None, *, baseline: BaselineLike = None,
                     test: TestLike = "perm-max-t", correction: str | None = None, alpha: float = 0.05,
@@ -752,7 +749,6 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     """
     # checked before anything is read; a seed of None or a Generator becomes the int that is recorded
     baseline, test, correction, alpha, B, seed = _options(baseline, test, correction, alpha, n_trials, seed)
-    check(plus_one, "plus_one", FLAG, error=DiscpowerError)
     if not isinstance(qrels, (Evaluation, cwla.Collection)) and not isinstance(runs, Evaluator) \
             and (runs is None or metrics is None):
         raise DiscpowerError(f"compare_systems: give the runs and the metrics (e.g. ['nDCG@10']) with the "

@@ -41,15 +41,14 @@ import pandas as pd
 from cwla._shared import Displayed, Interval, Shown, check, count_text, tabular
 from cwla._shared import scoped
 
-from .._params import alpha_level
+from .._params import ALPHA, TRIALS, validated
 from .._params import digits as digits_value
-from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..typing import Matrix, Progress, Seed
 from .matrix import finite_sums, score_matrix
 from .memory import NULL_BYTES, check_memory
-from .rng import seed_value, stream
+from .rng import SEED, stream
 from .nulls import null_model
 from .registry import TESTS, check_reachable, check_test, lookup, resamples, run_test
 from .ptukey import studentized_range_isf
@@ -168,6 +167,8 @@ def _se(rate: float, n: int) -> float:
 
 @scoped
 @counts_its_own
+@validated({"alpha": ALPHA, "n_sim": Interval("int", 2, None, text="an integer >= 2 (a standard error needs two simulations)"),
+            "n_trials": TRIALS, "seed": SEED})
 def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 0.05, n_sim: int = 500,
               n_trials: int = 1000, seed: Seed = 0, deltas: Sequence[float] = (0.01, 0.02, 0.05, 0.1),
               system: int | str = 0, null: str = "copula", systems: Sequence[str] | None = None,
@@ -231,11 +232,6 @@ def calibrate(X: Matrix, test: str | Sequence[str] = "tukey", *, alpha: float = 
     """
     X, names = score_matrix(X, systems=systems)
     tests = _tests(test)
-    alpha = alpha_level(alpha)
-    n_sim = check(n_sim, "n_sim", Interval("int", 2, None), error=DiscpowerError,
-                  rule="an integer >= 2 (a standard error needs two simulations)")
-    n_trials = trials_value(n_trials)
-    seed = seed_value(seed)
     deltas = _deltas(deltas)
     for name in tests:
         check_reachable(name, X.shape[1], n_trials, alpha)  # a correction its smallest p-value cannot pass: refused

@@ -29,7 +29,7 @@ import difflib
 
 import numpy as np
 
-from .._params import alpha_level
+from .._params import ALPHA, validated
 from ..errors import DiscpowerError
 from ..typing import ArrayLike
 
@@ -99,6 +99,7 @@ def check_correction(correction: object) -> str | None:
     raise DiscpowerError(message + ".")
 
 
+@validated({"alpha": ALPHA})
 def adjust_pvalues(p: ArrayLike, correction: str | None, *, alpha: float = 0.05) -> np.ndarray:
     """Adjust a family of p-values for multiple comparisons (statsmodels' ``multipletests`` in numpy).
 
@@ -187,8 +188,6 @@ def adjust_pvalues(p: ArrayLike, correction: str | None, *, alpha: float = 0.05)
     if bad.size:
         raise DiscpowerError(f"adjust_pvalues: a p-value must be a float in [0, 1]; p[{bad[0]}] = {float(p[bad[0]])!r} "
                              f"({bad.size} such value{'s' if bad.size > 1 else ''})")
-    if correction in ("fdr_tsbh", "fdr_tsbky"):
-        alpha = alpha_level(alpha)
     k = p.size
     if correction is None or k == 0:
         return p.copy()

@@ -47,9 +47,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from cwla._shared import Interval, Options, check, scoped
+from cwla._shared import NONE, Interval, Options, check, scoped
 
-from .._params import alpha_level, count
+from .._params import ALPHA, TRIALS, count, validated
 from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
@@ -58,7 +58,7 @@ from .matrix import finite_sums, score_matrix
 from .memory import NULL_BYTES, check_memory
 from .nulls import at_grand_mean
 from .registry import check_test, resamples, run_test
-from .rng import child_seeds, seed_value, stream
+from .rng import SEED, child_seeds, stream
 from .significance import residual_squares
 from .trials import counts_its_own
 
@@ -79,14 +79,11 @@ def _stats():
     return scipy.stats
 
 
+@validated({"design": Options(("paired_t", "anova")), "n": Interval("int", 2, None), "min_diff": _POSITIVE,
+            "variance": _POSITIVE, "alpha": ALPHA})
 def design_power(design: str, n: int, *, min_diff: float, variance: float, alpha: float = 0.05,
                  n_systems: int | None = None) -> float:
     """The power at n topics of the ``"paired_t"`` or ``"anova"`` design (the module docstring's formulas)."""
-    design = check(design, "design", Options(("paired_t", "anova")), error=DiscpowerError)
-    n = check(n, "n", Interval("int", 2, None), error=DiscpowerError)
-    min_diff = check(min_diff, "min_diff", _POSITIVE, error=DiscpowerError)
-    variance = check(variance, "variance", _POSITIVE, error=DiscpowerError)
-    alpha = alpha_level(alpha)
     m = _systems(design, n_systems)
     return _power(design, n, min_diff, variance, alpha, m)
 
@@ -119,12 +116,11 @@ def _power(design: str, n: int, min_diff: float, variance: float, alpha: float, 
     return float(power)
 
 
+@validated({"n": Interval("int", 2, None), "variance": _POSITIVE, "alpha": ALPHA})
 def ci_expected_width(n: int, *, variance: float, alpha: float = 0.05) -> float:
     """E[width] of the 100 (1 - alpha)% CI of a paired difference at n topics:
     2 t_{alpha/2, n-1} c4(n) sqrt(variance / n) (the module docstring)."""
-    n = check(n, "n", Interval("int", 2, None), error=DiscpowerError)
-    variance = check(variance, "variance", _POSITIVE, error=DiscpowerError)
-    return _width(n, variance, alpha_level(alpha))
+    return _width(n, variance, alpha)
 
 
 def _width(n: int, variance: float, alpha: float) -> float:
@@ -148,6 +144,8 @@ def _smallest(good, what: str) -> int:
     return hi
 
 
+@validated({"design": Options(DESIGNS), "min_diff": (_POSITIVE, NONE), "variance": _POSITIVE, "alpha": ALPHA,
+            "beta": Interval("real", 0, 1, closed="neither"), "ci_width": (_POSITIVE, NONE)})
 def topic_set_size(design: str, *, min_diff: float | None = None, variance: float, alpha: float = 0.05,
                    beta: float = 0.2, n_systems: int | None = None, ci_width: float | None = None) -> int:
     """The number of topics a test collection needs (Sakai's topic set size design).
@@ -192,23 +190,17 @@ def topic_set_size(design: str, *, min_diff: float | None = None, variance: floa
     >>> topic_set_size("ci", variance=0.02, ci_width=0.1)
     33
     """
-    design = check(design, "design", Options(DESIGNS), error=DiscpowerError)
-    variance = check(variance, "variance", _POSITIVE, error=DiscpowerError)
-    alpha = alpha_level(alpha)
     if design == "ci":
         for name, value in (("min_diff", min_diff), ("n_systems", n_systems)):
             if value is not None:
                 raise DiscpowerError(f"design='ci' takes ci_width, not {name}")
         if ci_width is None:
             raise DiscpowerError("design='ci' needs ci_width, the largest expected width of the CI (> 0)")
-        width = check(ci_width, "ci_width", _POSITIVE, error=DiscpowerError)
-        return _smallest(lambda n: _width(n, variance, alpha) <= width, f"a CI of expected width {width:g}")
+        return _smallest(lambda n: _width(n, variance, alpha) <= ci_width, f"a CI of expected width {ci_width:g}")
     if ci_width is not None:
         raise DiscpowerError(f"design={design!r} takes min_diff, not ci_width (that is design='ci')")
     if min_diff is None:
         raise DiscpowerError(f"design={design!r} needs min_diff, the minimum detectable difference (> 0)")
-    min_diff = check(min_diff, "min_diff", _POSITIVE, error=DiscpowerError)
-    beta = check(beta, "beta", Interval("real", 0, 1, closed="neither"), error=DiscpowerError)
     m = _systems(design, n_systems)
     if design != "anova" and n_systems is not None:
         raise DiscpowerError(f"design={design!r} compares two systems: n_systems is for design='anova'")
@@ -221,6 +213,7 @@ def topic_set_size(design: str, *, min_diff: float | None = None, variance: floa
 VARIANCE_KINDS = ("two-way", "one-way")
 
 
+@validated({"kind": Options(VARIANCE_KINDS)})
 def residual_variance(*matrices: Matrix, kind: str = "two-way") -> float:
     """sigma^2 for the designs, pooled over one or more score matrices (topics x systems) by their degrees of
     freedom (Sakai 2016, section 6: the pooled estimate from several test collections)::
@@ -256,7 +249,6 @@ def residual_variance(*matrices: Matrix, kind: str = "two-way") -> float:
     -------
     float
     """
-    kind = check(kind, "kind", Options(VARIANCE_KINDS), error=DiscpowerError)
     if not matrices:
         raise DiscpowerError("residual_variance needs at least one score matrix")
     ss, df = 0.0, 0
@@ -287,6 +279,7 @@ def typical_pair(X: np.ndarray) -> tuple[int, int]:
 
 @scoped
 @counts_its_own
+@validated({"min_diff": _POSITIVE, "alpha": ALPHA, "n_sim": Interval("int", 2, None), "n_trials": TRIALS, "seed": SEED})
 def simulated_power(X: Matrix, sizes: Sequence[int], *, min_diff: float, test: str = "tukey", alpha: float = 0.05,
                     n_sim: int = 200, n_trials: int = 1000, seed: Seed = 0, pair: tuple[int, int] | None = None,
                     systems: Sequence[str] | None = None, progress: Progress = None) -> pd.DataFrame:
@@ -339,11 +332,7 @@ def simulated_power(X: Matrix, sizes: Sequence[int], *, min_diff: float, test: s
     sizes = [count(v, "sizes", 2) for v in sizes]
     if not sizes:
         raise DiscpowerError("simulated_power needs at least one size in sizes")
-    min_diff = check(min_diff, "min_diff", _POSITIVE, error=DiscpowerError)
     test = check_test(test)
-    alpha = alpha_level(alpha)
-    n_sim = count(n_sim, "n_sim", 2)
-    seed = seed_value(seed)
     if pair is None:
         pair = typical_pair(X)
     a, b = (check(k, "pair", Interval("int", 0, m - 1), error=DiscpowerError) for k in pair)

@@ -37,13 +37,14 @@ from collections.abc import Sequence
 import numpy as np
 from numba import prange
 
-from cwla._shared import jit
+from cwla._shared import FLAG, jit
 
+from .._params import TRIALS, validated
 from ..typing import Matrix, Seed
 from .matrix import finite_sums, score_matrix
 from .memory import null_trials
 from .result import PairwiseTest
-from .rng import next_u64, seed_value, shuffle, trial_state
+from .rng import SEED, next_u64, shuffle, trial_state
 from .trials import in_slices
 from .tukey import column_sums, exceedance_pvalues
 
@@ -121,6 +122,7 @@ def _t(u: np.ndarray, n: int) -> np.ndarray:
     return np.where(rest > 0.0, t, np.where(u > 0.0, np.inf, 0.0))
 
 
+@validated({"n_trials": TRIALS, "seed": SEED, "plus_one": FLAG})
 def randomised_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, systems: Sequence[str] | None = None,
                      plus_one: bool = True) -> PairwiseTest:
     """Randomised max-t test of every pair of systems (Westfall & Young's single-step max-T, paired t
@@ -161,7 +163,7 @@ def randomised_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, sy
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "randomised max-t test", squares=True)
     B = null_trials(n_trials)
-    return max_t_test(X, names, B, seed_value(seed), plus_one=plus_one)
+    return max_t_test(X, names, B, seed, plus_one=plus_one)
 
 
 def _observed(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -240,6 +242,7 @@ def permutation_maxima(X, n_trials, seed):
     return in_slices(permutation_maxima_into, (X,), seed, n_trials, "perm-max-t")
 
 
+@validated({"n_trials": TRIALS, "seed": SEED, "plus_one": FLAG})
 def permutation_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, systems: Sequence[str] | None = None,
                       plus_one: bool = True) -> PairwiseTest:
     """Studentised-permutation max-t test of every pair of systems: the randomised Tukey HSD's relabelling
@@ -301,7 +304,7 @@ def permutation_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, s
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "studentised-permutation max-t test", squares=True)
     B = null_trials(n_trials)
-    return perm_max_t_test(X, names, B, seed_value(seed), plus_one=plus_one)
+    return perm_max_t_test(X, names, B, seed, plus_one=plus_one)
 
 
 def perm_max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:

@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._params import alpha_level
+from cwla._shared import FLAG
+
+from .._params import ALPHA, TRIALS, validated
 from .._plots import NEUTRAL, describe_test, line_style, pyplot
 from ..errors import DiscpowerError
 from ..typing import Seed, Tests
+from .rng import SEED
 from .result import PairwiseTest
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,6 +61,7 @@ def _named_tests(tests, test="tukey", n_trials=10_000, seed=0) -> list[tuple[str
     return items
 
 
+@validated({"alpha": ALPHA, "n_trials": TRIALS, "seed": SEED})
 def discriminative_power(tests: Tests, alpha: float = 0.05, *, test: object = "tukey", n_trials: int = 10_000,
                          seed: Seed = 0) -> pd.DataFrame:
     """One row per metric: ``metric, discriminative_power, significant_pairs, pairs, delta``.
@@ -76,7 +80,6 @@ def discriminative_power(tests: Tests, alpha: float = 0.05, *, test: object = "t
           metric  significant_pairs  pairs
     0  my metric                  4      6
     """
-    alpha = alpha_level(alpha)
     rows = []
     for label, result in _named_tests(tests, test, n_trials, seed):
         p = result.pair_pvalues()
@@ -90,6 +93,7 @@ def discriminative_power(tests: Tests, alpha: float = 0.05, *, test: object = "t
     return pd.DataFrame(rows)
 
 
+@validated({"n_trials": TRIALS, "seed": SEED})
 def asl_curves(tests: Tests, *, test: object = "tukey", n_trials: int = 10_000, seed: Seed = 0) -> pd.DataFrame:
     """Long frame ``metric, rank, pvalue``: each metric's pair p-values sorted ascending (rank 1 = smallest).
     ``tests`` as :func:`discriminative_power` takes them (a score matrix is tested by ``test``)."""
@@ -100,6 +104,7 @@ def asl_curves(tests: Tests, *, test: object = "tukey", n_trials: int = 10_000, 
     return pd.concat(parts, ignore_index=True)
 
 
+@validated({"alpha": ALPHA, "legend": FLAG})
 def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05,
                     ylim: tuple[float, float] | None = (0.0, 0.1), legend: bool = True,
                     title: str | None = None) -> Axes:
@@ -114,7 +119,6 @@ def plot_asl_curves(tests: Tests, ax: Axes | None = None, *, alpha: float = 0.05
     from the others' has its test in its legend entry. Returns the matplotlib Axes.
     """
     plt = pyplot("plot_asl_curves")
-    alpha = alpha_level(alpha)
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4.5))
     named = _named_tests(tests)

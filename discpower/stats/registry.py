@@ -32,7 +32,7 @@ from .maxt import max_t_test, perm_max_t_test
 from .result import PairwiseTest
 from .rng import seed_value
 from .trials import in_parts
-from .corrections import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_correction, correction_name
+from .corrections import CORRECTION_NAMES, adjust_pvalues, check_correction, correction_name
 from .significance import bootstrap_test, fisher_test
 from .significance import mean_diff, paired_t_test, parametric_tukey_hsd, sign_test, wilcoxon_test
 from .tukey import tukey_test

@@ -20,22 +20,55 @@ from __future__ import annotations
 
 import numpy as np
 
-from cwla._shared import Interval, check, jit
+from cwla._shared import Constraint, Interval, check, jit
 
 from ..errors import DiscpowerError
 
-__all__ = ["seed_value", "child_seeds", "stream", "mix", "trial_state", "next_u64", "below", "next_below", "shuffle"]
+__all__ = ["seed_value", "child_seeds", "stream", "mix", "trial_state", "next_u64", "below", "next_below", "shuffle", "SEED",
+           "SEED_OR_INHERITED"]
+
+
+_SEED_INT = Interval("int", 0, 2**64, closed="left")
+
+
+class _Seed(Constraint):
+    """A seed: an integer in [0, 2**64), a numpy Generator (one draw from it) or None (one drawn from the OS),
+    converted to the integer that is used and recorded; ``inherited``: None stays None (the seed of the result
+    the function continues)."""
+
+    def __init__(self, inherited: bool = False) -> None:
+        self.inherited = inherited
+
+    def accepts(self, value: object) -> bool:
+        return value is None or isinstance(value, np.random.Generator) or _SEED_INT.accepts(value)
+
+    def convert(self, value: object) -> int:
+        if value is None:
+            return None if self.inherited else int(np.random.SeedSequence().entropy % (2**63))
+        if isinstance(value, np.random.Generator):
+            return int(value.integers(0, 2**63))
+        return int(value)
+
+    def refused(self) -> list:
+        return [v for v in _SEED_INT.refused() if v is not None]
+
+    def example(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return "an integer in [0, 2**64), a numpy Generator or None" + (" (the result's)" if self.inherited else "")
+
+
+#: a seed (same seed, same numbers, whatever the number of threads)
+SEED = _Seed()
+#: a seed, or None for the seed of the result a function continues
+SEED_OR_INHERITED = _Seed(inherited=True)
 
 
 def seed_value(seed) -> int:
     """A seed as a non-negative integer (None draws one from the OS and returns it, so it can be reported;
-    a numpy Generator gives one draw)."""
-    if seed is None:
-        return int(np.random.SeedSequence().entropy % (2**63))
-    if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, 2**63))
-    return check(seed, "seed", Interval("int", 0, 2**64, closed="left"), error=DiscpowerError,
-                 rule="an integer in [0, 2**64), a numpy Generator or None")
+    a numpy Generator gives one draw): :data:`SEED`."""
+    return check(seed, "seed", SEED, error=DiscpowerError)
 
 
 def _sequence(seed: int, key: tuple) -> np.random.SeedSequence:

@@ -33,8 +33,9 @@ from collections.abc import Sequence
 import numpy as np
 from numba import prange
 
-from cwla._shared import jit
+from cwla._shared import FLAG, jit
 
+from .._params import TRIALS, validated
 from ..errors import DiscpowerError
 from ..typing import ArrayLike, Matrix, Seed
 from .matrix import finite_sums, score_matrix
@@ -42,7 +43,7 @@ from .corrections import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_co
 from .memory import null_trials
 from .ptukey import studentized_range_sf
 from .result import PairwiseTest
-from .rng import next_below, seed_value, trial_state
+from .rng import SEED, next_below, seed_value, trial_state
 from .trials import in_slices
 from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges
 
@@ -313,6 +314,7 @@ def _exact_flip_count(X, threshold):
     return counts.sum()
 
 
+@validated({"n_trials": TRIALS, "seed": SEED, "exact": FLAG, "plus_one": FLAG})
 def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
                          systems: Sequence[str] | None = None, exact: bool = False,
                          plus_one: bool = True) -> PairwiseTest:
@@ -462,6 +464,7 @@ def _z(d):
     return mean / (sd / math.sqrt(n))
 
 
+@validated({"n_trials": TRIALS, "seed": SEED, "plus_one": FLAG})
 def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
                      systems: Sequence[str] | None = None, plus_one: bool = True) -> PairwiseTest:
     """Sakai's paired bootstrap hypothesis test of the mean difference of two systems.
@@ -519,7 +522,7 @@ def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int 
     X, names = _two_systems(x, y, systems, "paired_bootstrap")
     finite_sums(X, "paired bootstrap", squares=True)
     B = null_trials(n_trials)
-    return bootstrap_test(X, names, B, seed_value(seed), plus_one=plus_one)
+    return bootstrap_test(X, names, B, seed, plus_one=plus_one)
 
 
 def bootstrap_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:

@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING
 import attrs
 import numpy as np
 
-from cwla._shared import Displayed, Interval, Shown, check, count_text, grid, jit, legend, short_labels
+from cwla._shared import (FLAG, NONE, Displayed, Interval, Options, Shown, check, count_text, grid, jit, legend,
+                          short_labels)
 from cwla._shared import escape as _tex
 from cwla.errors import CwlaWarning
 
-from .._params import ALPHA
+from .._params import validated
 from .._params import digits as digits_value
 from .._plots import DIVERGING_CMAP, SEQUENTIAL_CMAP, pyplot
 from ..errors import DiscpowerError
@@ -139,18 +140,24 @@ def _pair(a, b, min_n=2):
     return a, b
 
 
+#: the ``tie_tolerance`` parameter: a finite number >= 0
+A_TIE_TOLERANCE = Interval("real", 0, None)
+#: a confidence level
+A_LEVEL = Interval("real", 0, 1, closed="neither", text="a confidence level in the open interval (0, 1)")
+
+
 def check_tie_tolerance(value) -> float:
     """The ``tie_tolerance`` parameter, checked: a finite number >= 0."""
-    return check(value, "tie_tolerance", Interval("real", 0, None), error=DiscpowerError)
+    return check(value, "tie_tolerance", A_TIE_TOLERANCE, error=DiscpowerError)
 
 
 def _level(value) -> float:
-    return check(value, "level", ALPHA, error=DiscpowerError,
-                 rule="a confidence level in the open interval (0, 1)")
+    return check(value, "level", A_LEVEL, error=DiscpowerError)
 
 
 # --------------------------------------------------------------------------- public functions
 
+@validated({"tie_tolerance": A_TIE_TOLERANCE})
 def kendall_tau_b(a: ArrayLike, b: ArrayLike, *, tie_tolerance: float = 0.0) -> float:
     """Kendall's tau-b between two score vectors (one score per system).
 
@@ -171,7 +178,7 @@ def kendall_tau_b(a: ArrayLike, b: ArrayLike, *, tie_tolerance: float = 0.0) -> 
     0.6666666666666669
     """
     a, b = _pair(a, b)
-    return float(tau_b(a, b, check_tie_tolerance(tie_tolerance)))
+    return float(tau_b(a, b, tie_tolerance))
 
 
 def _strict_order(s, ties, name):
@@ -198,6 +205,7 @@ def _tau_ap_one(reference, candidate, ties, names=("a (the reference)", "b")):
     return float(2.0 / (n - 1) * np.sum(correct[1:] / i) - 1.0)
 
 
+@validated({"symmetric": FLAG})
 def tau_ap(a: ArrayLike, b: ArrayLike, *, symmetric: bool = False, ties: str = "order") -> float:
     """AP correlation of ranking ``b`` against the reference ranking ``a`` (Yilmaz, Aslam &
     Robertson, SIGIR 2008)::
@@ -236,6 +244,8 @@ def tau_ap(a: ArrayLike, b: ArrayLike, *, symmetric: bool = False, ties: str = "
     return _tau_ap_one(a, b, ties)
 
 
+@validated({"n": Interval("int", 5, None, text="an integer > 4 (the number of systems: se = sqrt(0.437 / (n - 4)))"),
+            "level": A_LEVEL})
 def tau_confidence_interval(tau: float, n: int, level: float = 0.95) -> tuple[float, float]:
     """Confidence interval of Kendall's tau by Fisher's z transform::
 
@@ -268,11 +278,6 @@ def tau_confidence_interval(tau: float, n: int, level: float = 0.95) -> tuple[fl
     """
     from scipy.stats import norm
 
-    n = check(n, "n", Interval("int"), error=DiscpowerError, rule="an integer (the number of systems)")
-    if n <= 4:
-        raise DiscpowerError(f"the tau confidence interval needs n > 4 systems (se = sqrt(0.437 / (n - 4))); "
-                             f"got n = {n}")
-    level = _level(level)
     scalar = np.ndim(tau) == 0
     try:
         t = np.asarray(tau, dtype=np.float64)
@@ -433,6 +438,7 @@ class RankingSimilarity(Displayed):
         return ax
 
 
+@validated({"method": Options(_METHODS), "level": (A_LEVEL, NONE), "tie_tolerance": A_TIE_TOLERANCE})
 def ranking_similarity(values: ArrayLike | Evaluation, labels: Sequence[str] | None = None,
                        runs: Sequence[str] | None = None, method: str = "tau_b", level: float | None = 0.95, *,
                        tie_tolerance: float = TIE_TOLERANCE) -> RankingSimilarity:
@@ -472,11 +478,7 @@ def ranking_similarity(values: ArrayLike | Evaluation, labels: Sequence[str] | N
     >>> sim.tau.shape, float(sim.tau[0, 0])
     ((2, 2), 1.0)
     """
-    if method not in _METHODS:
-        raise DiscpowerError(f"The 'method' parameter must be one of {list(_METHODS)}. Got {method!r} instead.")
-    if level is not None:
-        level = _level(level)
-    tol = check_tie_tolerance(tie_tolerance)
+    tol = tie_tolerance
     min_runs = 5 if (method == "tau_b" and level is not None) else 2
     V, labels, run_names = score_array(values, labels, runs, min_runs=min_runs)
     means = V.mean(axis=2) if V.ndim == 3 else V

@@ -22,13 +22,14 @@ from collections.abc import Sequence
 import numpy as np
 from numba import prange
 
-from cwla._shared import jit
+from cwla._shared import FLAG, jit
 
+from .._params import TRIALS, validated
 from ..typing import Matrix, Seed
 from .matrix import finite_sums, score_matrix
 from .memory import null_trials
 from .result import PairwiseTest
-from .rng import seed_value, shuffle, trial_state
+from .rng import SEED, shuffle, trial_state
 from .trials import in_slices
 
 __all__ = ["randomised_tukey_hsd", "tukey_test", "TIE_TOLERANCE"]
@@ -92,6 +93,7 @@ def exceedance_pvalues(observed, null, plus_one=False, tolerance=TIE_TOLERANCE):
     return count / float(len(null))
 
 
+@validated({"n_trials": TRIALS, "seed": SEED, "plus_one": FLAG})
 def randomised_tukey_hsd(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, systems: Sequence[str] | None = None,
                          plus_one: bool = True) -> PairwiseTest:
     """Paired randomised Tukey HSD test of every pair of systems.
@@ -133,7 +135,7 @@ def randomised_tukey_hsd(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "randomised Tukey HSD")
     B = null_trials(n_trials)
-    return tukey_test(X, names, B, seed_value(seed), plus_one=plus_one)
+    return tukey_test(X, names, B, seed, plus_one=plus_one)
 
 
 def tukey_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:

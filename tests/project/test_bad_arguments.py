@@ -9,6 +9,7 @@ import inspect
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 import cwla
@@ -68,3 +69,82 @@ def test_a_bad_argument_is_refused_by_a_library_error_naming_it(func, signature,
     # the parameter by name, or (a function of one value: read_qrels(), table()) the function and what it got
     itself = func.__name__.lower() in message.lower() and re.search(r"<nothing>|_Nothing", message)
     assert named or itself, message
+
+
+# --------------------------------------------------------------------------- the declared constraints
+
+def _declared():
+    """(entry point, parameter, its constraints) for every public function that declares its parameters'
+    constraints (``validate_params``), and the class methods that build the library's values."""
+    entries = [(f"{package.__name__}.{name}", getattr(package, name)) for package in (cwla, discpower)
+               for name in package.__all__]
+    entries.append(("discpower.QrelsComparer.build", discpower.QrelsComparer.build))
+    for label, func in entries:
+        for name, constraints in getattr(func, "parameter_constraints", {}).items():
+            yield pytest.param(func, name, constraints, id=f"{label}:{name}")
+
+
+DECLARED = list(_declared())
+
+
+def _example(constraint):
+    """A value ``constraint`` accepts: its own example, or (a type the library builds) one built here."""
+    try:
+        return constraint.example()
+    except NotImplementedError:
+        if constraint.accepts(TEST_RESULT):
+            return TEST_RESULT
+        raise
+
+
+#: a PairwiseTest, the value discpower's tests build
+TEST_RESULT = discpower.paired_t_test(np.array([[0.1, 0.5, 0.2], [0.4, 0.6, 0.1], [0.3, 0.9, 0.2], [0.2, 0.7, 0.4]]))
+
+
+def test_the_entry_points_declare_their_parameters():
+    declaring = {p.id.split(":")[0] for p in DECLARED}
+    assert len(declaring) >= 45 and len(DECLARED) >= 120, (len(declaring), len(DECLARED))
+
+
+def _refused(constraints) -> list:
+    """The values a parameter's constraints refuse, generated from them (each constraint's own, less those
+    another constraint of the parameter accepts)."""
+    return [value for c in constraints for value in c.refused() if not any(k.accepts(value) for k in constraints)]
+
+
+@pytest.mark.parametrize("func, name, constraints", DECLARED)
+def test_a_declared_parameter_refuses_what_its_constraints_refuse(func, name, constraints):
+    signature = inspect.signature(func)
+    declared = func.parameter_constraints
+    refused = _refused(constraints)
+    assert refused, f"no value is refused by {constraints}"
+    for bad in refused:
+        kwargs = {}
+        for parameter in signature.parameters.values():
+            if parameter.name == name or parameter.default is not parameter.empty or parameter.kind in (
+                    parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            # another required parameter: a value its constraints accept, else one nothing accepts (the checks
+            # run before the body, so it is never looked at)
+            kwargs[parameter.name] = _example(declared[parameter.name][0]) if parameter.name in declared \
+                else _Nothing()
+        kwargs[name] = bad
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(func.parameter_error) as caught:
+                func(**kwargs)
+        assert isinstance(caught.value, CwlaError) and f"The {name!r} parameter must be" in str(caught.value), \
+            (bad, str(caught.value))
+
+
+def test_a_declared_parameter_is_converted_before_the_body_runs():
+    seen = {}
+
+    @cwla._validate.validate_params({"n": cwla._validate.Interval("int", 1, None, whole=True)})
+    def count_of(n: int = 2.0) -> int:
+        seen["n"] = n
+        return n
+
+    assert count_of(3.0) == 3 and type(seen["n"]) is int
+    assert count_of() == 2 and type(seen["n"]) is int  # the default too
+    assert count_of.parameter_constraints["n"][0].accepts(5)

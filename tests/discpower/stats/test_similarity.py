@@ -201,9 +201,10 @@ def test_ci_vectorised_and_degenerate_at_plus_minus_one():
 
 
 @pytest.mark.parametrize("tau, n, level, match", [
-    (0.5, 4, 0.95, "needs n > 4 systems .* got n = 4"),
-    (0.5, 2, 0.95, "got n = 2"),
-    (0.5, 10.0, 0.95, r"The 'n' parameter must be an integer \(the number of systems\)"),
+    (0.5, 4, 0.95, r"The 'n' parameter must be an integer > 4 \(the number of systems: se = sqrt\(0.437 / \(n - 4\)\)\)\. "
+                   r"Got 4 instead"),
+    (0.5, 2, 0.95, "Got 2 instead"),
+    (0.5, 10.0, 0.95, r"The 'n' parameter must be an integer > 4 .* Got 10.0 instead"),
     (0.5, 10, 1.0, "'level' parameter must be a confidence level in the open interval"),
     (0.5, 10, 0, "'level' parameter"),
     (1.5, 10, 0.95, r"tau must lie in \[-1, 1\]; got 1.5"),
@@ -335,7 +336,8 @@ def test_level_none_allows_few_runs():
     (dict(values=np.full((2, 6, 3), np.nan), labels=["a", "b"]),
      r"non-finite score \(nan\) at index \(0, 0, 0\) \(metric 'a'\)"),
     (dict(values=[["x"]], labels=["a"]), "must be an array of numbers"),
-    (dict(values=np.ones((2, 6, 3)), labels=["a", "b"], method="pearson"), "'method' parameter must be one of"),
+    (dict(values=np.ones((2, 6, 3)), labels=["a", "b"], method="pearson"),
+     "'method' parameter must be 'tau_b', 'tau_ap' or 'tau_ap_symmetric'. Got 'pearson'"),
     (dict(values=np.ones((2, 6, 3)), labels=["a", "b"], level=95), "'level' parameter"),
     (dict(values=np.ones((2, 6, 3)), labels=["a", "b"], runs=[0, 9]), "run index out of range: the array has 6"),
     (dict(values=np.ones((2, 6, 3)), labels=["a", "b"], runs=["r1"]), "runs given by name need an Evaluation"),
