@@ -201,6 +201,7 @@ class Options(Constraint):
     """One of the given values (strings or None), compared by equality."""
 
     values: tuple = attrs.field(converter=tuple)
+    text: str | None = None  # the rule in words, where the values alone do not say it
 
     def accepts(self, value: object) -> bool:
         return isinstance(value, (str, type(None))) and value in self.values
@@ -212,7 +213,7 @@ class Options(Constraint):
         return self.values[0]
 
     def __str__(self) -> str:
-        return either([repr(v) for v in self.values])
+        return self.text or either([repr(v) for v in self.values])
 
 
 @attrs.frozen

@@ -50,7 +50,6 @@ def n_trials(value: object, name: str = "n_trials") -> int:
     """A positive integer number of resampling trials, at most :data:`MAX_TRIALS`."""
     value = count(value, name)
     if value > MAX_TRIALS:
-        what = name if name.startswith("-") else f"The '{name}' parameter"  # a command's flag as given
-        raise DiscpowerError(f"{what} must be at most {MAX_TRIALS:,} (the null distribution is kept in memory). "
+        raise DiscpowerError(f"The '{name}' parameter must be at most {MAX_TRIALS:,} (the null distribution is kept in memory). "
                              f"Got {value!r} instead.")
     return value

@@ -42,6 +42,7 @@ import atexit
 import gc
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -96,7 +97,7 @@ def run_command(parser: argparse.ArgumentParser, argv, prog: str) -> int:
         command = " ".join(filter(None, (prog, getattr(args, "command", None))))
         return _said(f"{prog}: error: {_memory_message(err, command)}", 2)
     except _USER_ERRORS as err:
-        return _said(f"{prog}: error: {_message(err)}", 2)
+        return _said(f"{prog}: error: {in_flags(_message(err), parser, args)}", 2)
 
 
 def end_of_program() -> None:
@@ -171,6 +172,34 @@ def _exit_code(exit_: SystemExit) -> int:
     if code is None:
         return 0
     return code if isinstance(code, int) else 2
+
+
+#: a library message's parameter, "The 'n_trials' parameter ..."
+_PARAMETER = re.compile(r"The '(\w+)' parameter(?: of \w+)? (?=must |\()")
+
+
+def in_flags(message: str, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """A library message in the command's words: a parameter the command sets from an option is named by the
+    option (``The 'n_trials' parameter must be ...`` -> ``--trials must be ...``): the option whose destination
+    is the parameter's name, or that name without ``n_`` (``--trials`` gives ``n_trials``)."""
+    flags = {}
+    for sub in (parser, *_subcommands(parser, args)):
+        for action in sub._actions:
+            longs = [o for o in action.option_strings if o.startswith("--")]
+            if longs:
+                flags.setdefault(action.dest, longs[0])
+                flags.setdefault(f"n_{action.dest}", longs[0])
+    return _PARAMETER.sub(lambda m: f"{flags[m.group(1)]} " if m.group(1) in flags else m.group(0), message)
+
+
+def _subcommands(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list:
+    """The parser of the subcommand ``args`` ran (none for a command without subcommands)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            found += [] if chosen is None else [chosen, *_subcommands(chosen, args)]
+    return found
 
 
 def _message(err: BaseException) -> str:

@@ -48,22 +48,28 @@ from .readers import SYSTEM_COLUMNS, is_record, run_name
 from .store import MANIFEST, check_arrays, map_arrays, read_manifest, write_folder
 
 __all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "run_groups", "open_runs", "is_run_store",
-           "default_workers", "group_bytes", "stream_bytes", "check_ties", "check_order", "TIES", "ORDERS",
+           "default_workers", "group_bytes", "stream_bytes", "check_ties", "check_order", "TIES", "ORDERS", "A_TIES",
+           "AN_ORDER",
            "STORE_FORMAT", "STORE_VERSION"]
 
 TIES = ("float32", "float64")
 ORDERS = ("trec_eval", "file")
 
 
+#: how scores are compared to break ties: :data:`TIES`
+A_TIES = Options(TIES, text="'float32' (trec_eval 9.x, pytrec_eval, NIST's DL results) or 'float64' (trec_eval >= 10)")
+#: the order of a ranking: :data:`ORDERS`
+AN_ORDER = Options(ORDERS)
+
+
 def check_ties(ties, func: str) -> str:
     """``ties``, checked: one of :data:`TIES`."""
-    return check(ties, "ties", Options(TIES), func=func, rule="'float32' (trec_eval 9.x, pytrec_eval, NIST's DL "
-                 "results) or 'float64' (trec_eval >= 10)")
+    return check(ties, "ties", A_TIES, func=func)
 
 
 def check_order(order, func: str) -> str:
     """``order``, checked: one of :data:`ORDERS`."""
-    return check(order, "order", Options(ORDERS), func=func)
+    return check(order, "order", AN_ORDER, func=func)
 
 
 _RUNS_ACCEPTED = (

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from types import MappingProxyType
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -24,7 +25,7 @@ import pandas as pd
 from .._display import Displayed, Shown, count_text, short_labels
 from .._validate import FLAG, NONE, Instance, Interval, check, fmt
 from ..data.collection import Collection, Judgements, join, join_costs
-from ..data.runset import (RunSet, check_order, check_ties, file_groups, named_runs, read_named, read_runs,
+from ..data.runset import (A_TIES, AN_ORDER, RunSet, file_groups, named_runs, read_named, read_runs,
                            stream_bytes)
 from ..errors import CwlaError, ParameterError
 from ..metrics.aggregations import ERRAgg
@@ -38,13 +39,27 @@ from ..typing import MetricsLike, QrelsLike, RunsLike
 from .evaluation import EXPECTED, Evaluation, metric_position
 from .plan import check_adaptive, normalised, plans, scores
 
-__all__ = ["Evaluator", "evaluate", "as_metrics", "relevance_level", "OPTIONS", "EXPECTED"]
+__all__ = ["Evaluator", "evaluate", "as_metrics", "relevance_level", "OPTIONS", "OPTION_CONSTRAINTS", "EXPECTED"]
 
 #: the options of :func:`evaluate` and :class:`Evaluator`, with their defaults
 OPTIONS = {**dict.fromkeys(METRIC_OPTIONS), "rel": None, "trec_eval": None, "max_docs": None, "order": "trec_eval", "ties": None, "workers": None, "costs": None,
            "max_cost": 1.0, "min_cost": 1.0, "expected": None}
 #: a number > 0
 _POSITIVE = Interval("real", 0, None, closed="neither")
+#: the constraints of the options of :func:`evaluate` and :class:`Evaluator` that are not the metrics' (those
+#: :class:`Metric` declares), checked once where the options are set up, in this order
+OPTION_CONSTRAINTS = MappingProxyType({
+    "max_cost": (_POSITIVE,),
+    "min_cost": (_POSITIVE,),
+    "expected": (FLAG, NONE),
+    "order": (AN_ORDER,),
+    "trec_eval": (Interval("int", CONVENTIONS[0], CONVENTIONS[-1], text="9 (trec_eval 9.0's conventions, the "
+                           "default: pytrec_eval, NIST's published results) or 10 (trec_eval >= 10)"), NONE),
+    "ties": (A_TIES, NONE),
+    "workers": (Interval("int", 1, None), NONE),
+    "rel": (Interval("real", 0, None, closed="neither", text="a number > 0 (the lowest relevant grade)"), NONE),
+    "max_docs": (Interval("int", 1, None), NONE),
+})
 
 
 def as_metrics(metrics) -> tuple[list, list[str]]:
@@ -77,8 +92,7 @@ def as_metrics(metrics) -> tuple[list, list[str]]:
 def relevance_level(rel=None, gain=None) -> float | None:
     """The evaluation's relevance level: ``rel``, else the threshold of a binary ``gain``, else None
     (binary measures then use 1). Both given and different is an error."""
-    rel = check(rel, "rel", _POSITIVE, NONE, func="evaluate",
-                rule="a number > 0 (the lowest relevant grade)")
+    rel = check(rel, "rel", *OPTION_CONSTRAINTS["rel"], func="evaluate")
     own = gain.threshold if isinstance(gain, Binary) else None
     if rel is not None and own is not None and rel != own:
         raise CwlaError(f"evaluate: the relevance level rel={fmt(rel)} contradicts gain={gain}; give one of them")
@@ -109,19 +123,11 @@ class _Setup:
                             f"options of evaluate are {', '.join(OPTIONS)}")
         given = {**OPTIONS, **options}
         parsed, labels = as_metrics(metrics)
-        for name in ("max_cost", "min_cost"):
-            check(given[name], name, _POSITIVE, func="evaluate", rule="a finite number > 0")
-        check(given["expected"], "expected", FLAG, NONE, func="evaluate", rule="True, False or None")
-        check_order(given["order"], "evaluate")
+        for name, constraints in OPTION_CONSTRAINTS.items():
+            given[name] = check(given[name], name, *constraints, func="evaluate")
         convention = given["trec_eval"]
-        if convention is not None and (isinstance(convention, bool) or convention not in CONVENTIONS):
-            raise ParameterError(f"evaluate: trec_eval must be 9 (trec_eval 9.0's conventions, the default: "
-                                 f"pytrec_eval, NIST's published results) or 10 (trec_eval >= 10), got "
-                                 f"{convention!r}")
         if given["ties"] is None:  # trec_eval 10 compares scores as doubles, 9.0 as C floats
             given["ties"] = options["ties"] = "float64" if convention == 10 else "float32"
-        check_ties(given["ties"], "evaluate")
-        check(given["workers"], "workers", Interval("int", 1, None), NONE, func="evaluate")
         costs = given["costs"]
         want = bool(given["expected"]) or (given["expected"] is None and costs is not None)
         cost_judgements = None if costs is None else Judgements.of_costs(costs)
@@ -131,7 +137,7 @@ class _Setup:
         check(gain, "gain", Instance(GainMap, "a gain map or its text"), NONE, func="evaluate",
               rule="a gain map or its text")
         level = relevance_level(given["rel"], gain)
-        max_docs = check(given["max_docs"], "max_docs", Interval("int", 1, None), NONE, func="evaluate")
+        max_docs = given["max_docs"]
         if max_docs is not None:
             max_docs = min(max_docs, MAX_CUTOFF)  # past every ranking: no change
         metric_options = {name: given[name] for name in METRIC_OPTIONS}

@@ -255,7 +255,7 @@ def _cmd_tukey(args) -> int:
     from ..stats.tukey import tukey_test
     from .io import read_matrix
 
-    B = null_trials(args.trials, "--trials")  # the command's one memory check, before the matrix is read
+    B = null_trials(args.trials)  # the command's one memory check, before the matrix is read
     X, systems = read_matrix(args.matrix)
     X, systems = score_matrix(X, systems=systems)
     finite_sums(X, "randomised Tukey HSD")

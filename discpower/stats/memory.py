@@ -19,7 +19,7 @@ from ..errors import DiscpowerError
 __all__ = ["available_memory", "check_memory", "null_memory", "null_trials", "NULL_BYTES"]
 
 #: what a memory message names when the trials are the ``n_trials`` parameter
-TRIALS = "The 'n_trials' parameter"
+_TRIALS = "The 'n_trials' parameter"
 
 #: bytes a resampling trial takes: its null statistic and the sorted copy the p-values are read from (float64)
 NULL_BYTES = 16
@@ -76,7 +76,7 @@ def check_memory(needed: int, what: str, remedy: str, *, per_unit: int | None = 
                          f"{remedy}{fit}")
 
 
-def null_memory(count: int, what: str = TRIALS, tests: int = 1) -> None:
+def null_memory(count: int, what: str = _TRIALS, tests: int = 1) -> None:
     """Refuse ``count`` trials whose null distributions (``tests`` of them kept at once) would not fit in
     memory; ``what`` names the option."""
     check_memory(NULL_BYTES * count * tests, f"{what} ({count:,} trials; the null distribution and its sorted copy "
@@ -84,14 +84,9 @@ def null_memory(count: int, what: str = TRIALS, tests: int = 1) -> None:
                  "use fewer trials", per_unit=NULL_BYTES * tests)
 
 
-def null_trials(value: object, what: str = TRIALS) -> int:
+def null_trials(value: object, what: str = _TRIALS) -> int:
     """A checked number of trials (:func:`discpower._params.n_trials`) whose null distribution fits in memory
     (:func:`null_memory`): the check of a test that runs alone."""
-    trials = count(value, _parameter(what))
+    trials = count(value, "n_trials")
     null_memory(trials, what)  # first: a count that does not fit gets the memory advice
-    return n_trials(trials, _parameter(what))
-
-
-def _parameter(what: str) -> str:
-    """The name a message gives the trials: a flag as given (``--trials``), else the parameter's name."""
-    return what if what.startswith("-") else "n_trials"
+    return n_trials(trials)

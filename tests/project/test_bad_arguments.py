@@ -148,3 +148,15 @@ def test_a_declared_parameter_is_converted_before_the_body_runs():
     assert count_of(3.0) == 3 and type(seen["n"]) is int
     assert count_of() == 2 and type(seen["n"]) is int  # the default too
     assert count_of.parameter_constraints["n"][0].accepts(5)
+
+
+@pytest.mark.parametrize("name", list(cwla.scoring.evaluator.OPTION_CONSTRAINTS))
+def test_an_option_of_evaluate_refuses_what_its_constraints_refuse(name):
+    """The options of cwla.evaluate and cwla.Evaluator (those every discpower entry point passes on) are
+    declared as data too: each refused value is refused by the Evaluator, naming the option."""
+    qrels, runs = cwla.synthetic.collection(n_topics=3, n_runs=2, seed=0)
+    for bad in _refused(cwla.scoring.evaluator.OPTION_CONSTRAINTS[name]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(CwlaError, match=f"The {name!r} parameter of evaluate must be"):
+                cwla.Evaluator(runs, ["nDCG@10"], **{name: bad})

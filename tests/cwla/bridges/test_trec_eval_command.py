@@ -88,7 +88,7 @@ def test_convention_10_moves_interpolated_precision_and_only_there(files):
     assert str(parse_metric("IPrec(convention=10)@0.2")) == "IPrec(convention=10)@0.2"
     # topic 1's ranking a, z, c, b, d: precision 1 at rank 1, 2/4 at rank 4: both cut at the first relevant
     assert ev9.values[0, 0, 0] == ev10.values[0, 0, 0] == 1.0
-    with pytest.raises(cwla.CwlaError, match="trec_eval must be 9 .* or 10"):
+    with pytest.raises(cwla.CwlaError, match="The .trec_eval. parameter of evaluate must be 9 .* or 10 .*Got 11 instead"):
         cwla.evaluate(qrels, run, ["map"], trec_eval=11)
     # a measure's own convention wins over the evaluation's
     own = cwla.evaluate(qrels, run, ["IPrec(convention=10)@0.2"], trec_eval=9)

@@ -62,7 +62,7 @@ def test_tukey_bad_matrix_is_a_clear_error(tmp_path, capsys, content, message):
 def test_tukey_bad_trials(matrix, capsys):
     path, _ = matrix
     assert main(["tukey", str(path), "--trials", "0"]) == 2
-    assert "The '--trials' parameter must be an integer >= 1. Got 0 instead." in capsys.readouterr().err
+    assert "discpower: error: --trials must be an integer >= 1. Got 0 instead." in capsys.readouterr().err
 
 
 def test_tukey_too_many_trials_names_the_flag_with_the_memory_advice(matrix, capsys, monkeypatch):
@@ -209,8 +209,8 @@ def test_compare_baseline_by_name_equals_by_path(trec, capsys):
     (["--test", "t-test-holm", "--correction", "bh"], "test 't-test-holm' names the correction 'holm'"),
     (["--test", "fisher", "--correction", "holm", "--trials", "10"], "test 'fisher-holm' at B = 10 can find no pair "
                                                                      "significant"),
-    (["--alpha", "1.5"], "The 'alpha' parameter must be a number in the open interval (0, 1)"),
-    (["--trials", "0"], "The 'n_trials' parameter must be an integer >= 1"),
+    (["--alpha", "1.5"], "--alpha must be a number in the open interval (0, 1). Got 1.5 instead."),
+    (["--trials", "0"], "--trials must be an integer >= 1. Got 0 instead."),
     (["--test", "anova"], "unknown test 'anova'; accepted: 'tukey'"),
     (["--format", "html"], "invalid choice: 'html'"),
     (["--digits", "-2"], "--digits must be an integer in [0, 15], got -2"),
@@ -428,7 +428,7 @@ def test_commands_check_trials_before_reading(one_mib, capsys, tmp_path, cli_fil
                         "fewer trials (about 65,536 fit)")
     code, _, err = _run(capsys, "compare-qrels", "--truth", missing, "--candidate", candidate, *run_paths,
                         "--trials", 10**6)
-    _refused(code, err, "discpower: error: The 'n_trials' parameter (1,000,000 trials; the null distribution and its "
+    _refused(code, err, "discpower: error: --trials (1,000,000 trials; the null distribution and its "
                         "sorted copy take 16 bytes a trial, 2 tests at once) needs about 30.5 MiB")
     code, _, err = _run(capsys, "meta", missing, *run_paths, "-m", "AP", "-m", "P@5", "--trials", 50_000,
                         "--splits", 10_000)
