@@ -326,11 +326,11 @@ _NOTHING = _Nothing()
 
 
 def validate_params(constraints: Mapping[str, Constraint | tuple[Constraint, ...]], *,
-                    error: type[Exception] = ParameterError) -> Callable[[Callable], Callable]:
+                    error: type[Exception] = ParameterError, named: bool = False) -> Callable[[Callable], Callable]:
     """Declare the constraints of a function's parameters (scikit-learn's ``validate_params``): each parameter
     named in ``constraints`` is checked by :func:`check` and converted (its default too), in the signature's
     order, before the function's body runs, so the body works on checked values; a value no constraint accepts raises ``error`` with the one
-    message (``The 'alpha' parameter must be ...``). The declaration stays readable as the
+    message (``The 'alpha' parameter must be ...``; ``named``: ``The 'order' parameter of read_runs must be ...``). The declaration stays readable as the
     function's ``parameter_constraints`` (parameter -> tuple of constraints) and ``parameter_error``."""
     declared = {name: c if isinstance(c, tuple) else (c,) for name, c in constraints.items()}
 
@@ -350,7 +350,8 @@ def validate_params(constraints: Mapping[str, Constraint | tuple[Constraint, ...
             bound.apply_defaults()  # a default is converted as a given value is (seed=None: the seed drawn)
             given = bound.arguments
             for name in order:
-                given[name] = check(given[name], name, *declared[name], error=error)
+                given[name] = check(given[name], name, *declared[name], func=func.__name__ if named else None,
+                                    error=error)
             return func(*bound.args, **bound.kwargs)
 
         checked.parameter_constraints = MappingProxyType(declared)

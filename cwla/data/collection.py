@@ -21,6 +21,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
+from .._validate import NONE, validate_params
 from .._display import Displayed, Shown, count_text
 from ._docnos import strings_of
 from ..typing import QrelsLike, RunsLike
@@ -28,7 +29,7 @@ from ._join import cell_starts, join_run
 from ._tokenize import read_qrels_file
 from ..errors import CwlaWarning, InputError
 from .readers import read_costs, read_qrels
-from .runset import RunSet, check_order, check_ties, read_runs
+from .runset import A_TIES, A_WORKERS, AN_ORDER, RunSet, read_runs
 
 __all__ = ["Collection", "Judgements", "prepare", "join"]
 
@@ -380,6 +381,7 @@ def join(judgements: Judgements, run_set: RunSet) -> Collection:
                       ignored_topics=ignored, ties=run_set.ties)
 
 
+@validate_params({"order": AN_ORDER, "ties": A_TIES, "workers": (A_WORKERS, NONE)}, named=True)
 def prepare(qrels: QrelsLike | Judgements, runs: RunsLike, *, order: str = "trec_eval", ties: str = "float32",
             workers: int | None = None) -> Collection:
     """Read qrels and runs into a :class:`Collection`.
@@ -425,8 +427,6 @@ def prepare(qrels: QrelsLike | Judgements, runs: RunsLike, *, order: str = "trec
     >>> cwla.evaluate(col, metrics=["nDCG@10"]).means().shape
     (3, 1)
     """
-    check_order(order, "prepare")
-    check_ties(ties, "prepare")
     judgements = Judgements.of(qrels)
     return join(judgements, read_runs(runs, workers=workers, ties=ties, order=order))
 

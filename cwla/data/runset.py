@@ -40,7 +40,7 @@ from ._join import cell_starts
 from ._pairs import PairBuilder, find_pairs
 from ._reading import Interned, ranked, read_interned
 from ._tokenize import Workspace
-from .._validate import FLAG, PATH, Interval, NONE, Options, check
+from .._validate import FLAG, NONE, PATH, Interval, Options, check, validate_params
 from ..errors import CwlaError, InputError, ParameterError
 from ..progress import Bar
 from .files import BLOCK_BYTES, physical_memory, text_size
@@ -49,7 +49,7 @@ from .store import MANIFEST, check_arrays, map_arrays, read_manifest, write_fold
 
 __all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "run_groups", "open_runs", "is_run_store",
            "default_workers", "group_bytes", "stream_bytes", "check_ties", "check_order", "TIES", "ORDERS", "A_TIES",
-           "AN_ORDER",
+           "AN_ORDER", "A_WORKERS",
            "STORE_FORMAT", "STORE_VERSION"]
 
 TIES = ("float32", "float64")
@@ -60,6 +60,8 @@ ORDERS = ("trec_eval", "file")
 A_TIES = Options(TIES, text="'float32' (trec_eval 9.x, pytrec_eval, NIST's DL results) or 'float64' (trec_eval >= 10)")
 #: the order of a ranking: :data:`ORDERS`
 AN_ORDER = Options(ORDERS)
+#: a number of reader threads
+A_WORKERS = Interval("int", 1, None)
 
 
 def check_ties(ties, func: str) -> str:
@@ -342,6 +344,7 @@ def _manifest(folder: str, where: str) -> dict:
     return manifest
 
 
+@validate_params({"verify": FLAG}, named=True)
 def open_runs(directory: str | os.PathLike, *, verify: bool = True) -> RunSet:
     """Open a run store (:meth:`RunSet.save`) as a RunSet whose arrays are memory-mapped, read-only.
 
@@ -393,7 +396,6 @@ def open_runs(directory: str | os.PathLike, *, verify: bool = True) -> RunSet:
     (True, ('run01', 'run02'))
     """
     directory = check(directory, "directory", PATH, func="open_runs")
-    check(verify, "verify", FLAG, func="open_runs")
     folder = os.path.abspath(os.fspath(directory))
     where = f"run store {folder}"
     manifest = _manifest(folder, where)
@@ -551,6 +553,7 @@ def _in_order(func, items, workers: int):
                 future.cancel()
 
 
+@validate_params({"workers": (A_WORKERS, NONE), "ties": A_TIES, "order": AN_ORDER}, named=True)
 def read_runs(runs: Any, *, workers: int | None = None, ties: str = "float32", order: str = "trec_eval") -> RunSet:
     """Read runs into a :class:`RunSet`.
 
@@ -589,9 +592,6 @@ def read_runs(runs: Any, *, workers: int | None = None, ties: str = "float32", o
     >>> cwla.evaluate(qrels, rs, ["nDCG@10", "P@10"]).means().shape   # read once, scored many times
     (12, 2)
     """
-    check_ties(ties, "read_runs")
-    check_order(order, "read_runs")
-    check(workers, "workers", Interval("int", 1, None), NONE, func="read_runs")
     if isinstance(runs, (str, os.PathLike)) and os.path.isdir(runs):  # a run store (open_runs says if it is not)
         runs = open_runs(runs)
     if isinstance(runs, RunSet):

@@ -11,6 +11,7 @@ paper's setting (cutoff, depth, stop, gains).
 
 from __future__ import annotations
 
+from .._validate import FLAG, validate_params
 from .aggregations import AGGREGATIONS
 from .browsing import BROWSING_MODELS
 from .metric import Metric
@@ -41,6 +42,7 @@ def chen_sakai_metrics(**options: object) -> list[Metric]:
     return [m for m in all_combinations(**options) if not m.is_constant]
 
 
+@validate_params({"include_constant": FLAG}, named=True)
 def chen_sakai_names(include_constant: bool = False) -> list[str]:
     """The paper's names (``Precision_ERG`` ... ``ERR_ERR``), 39 or all 42."""
     return [
