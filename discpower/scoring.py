@@ -14,7 +14,7 @@ topics, named axes), and the tests read the orientation from those labels
 from __future__ import annotations
 
 from cwla import Collection, Evaluation, Evaluator
-from cwla._shared import as_metrics
+from cwla.scoring.evaluator import as_metrics
 
 from .errors import DiscpowerError
 

@@ -25,7 +25,8 @@ import pandas as pd
 
 from cwla._shared import Displayed, NONE, Shown, count_text, grid, legend, short_labels
 from cwla._shared import escape as _tex
-from cwla._shared import AGGREGATIONS, BROWSING_MODELS
+from cwla.metrics.aggregations import AGGREGATIONS
+from cwla.metrics.browsing import BROWSING_MODELS
 
 from .._params import ALPHA, TRIALS, validated
 from .._params import digits as digits_value

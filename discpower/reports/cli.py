@@ -54,11 +54,11 @@ import warnings
 import pandas as pd
 
 from cwla import __version__
-from cwla._shared import atomic_write, atomic_write_text, check_outputs
-from cwla._shared import (add_option_arguments, add_quiet_argument, add_scoring_arguments, as_program,
-                           evaluation_options, run_command, scoring_options, topic_notes)
-
-from cwla._shared import FORMATS, Report, render
+from cwla.bridges.arguments import (add_option_arguments, add_quiet_argument, add_scoring_arguments,
+                                    evaluation_options, scoring_options)
+from cwla.bridges.cli import as_program, run_command, topic_notes
+from cwla.bridges.report import FORMATS, Report, render
+from cwla.data.files import atomic_write, atomic_write_text, check_outputs
 
 from .._plots import pyplot
 from ..errors import DiscpowerError

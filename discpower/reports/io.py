@@ -45,7 +45,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cwla._shared import NONE, PATH, atomic_write_text, text_lines
+from cwla._shared import NONE, PATH
+from cwla.data.files import atomic_write_text, text_lines
 
 from .._params import DIGITS, validated
 from ..errors import DiscpowerError

@@ -102,9 +102,25 @@ def test_discpower_uses_cwla_public_api_and_one_internal_module():
     for path in (ROOT / "discpower").rglob("*.py"):
         private |= set(re.findall(r"cwla(?:\.[a-z_]+)*\._[a-z][a-z_0-9]*", path.read_text()))
     assert private <= {"cwla._shared"}
-    # what discpower imports from cwla: the package's names, its errors and types, and the internal module
+    # what discpower imports from cwla: public modules (no part of the path private) and the internal module
     imported = {module for name, module in _imports_from("discpower", "cwla")}
-    assert imported <= {"cwla", "cwla.errors", "cwla.typing", "cwla._shared"}, imported
+    public = {module for module in imported if not any(part.startswith("_") for part in module.split("."))}
+    assert imported - public == {"cwla._shared"}, imported
+    # the command line's modules only for discpower's own command line
+    bridges = {name for name, module in _imports_from("discpower", "cwla") if module.startswith("cwla.bridges")}
+    assert bridges <= {"discpower.reports.cli"}, bridges
+
+
+#: cwla's ground floor: the modules that import nothing of cwla but each other
+GROUND_FLOOR = {"cwla._numba", "cwla._validate", "cwla._latex", "cwla._moved", "cwla._display", "cwla.errors",
+                "cwla.typing", "cwla._version", "cwla._ahead", "cwla.progress"}
+
+
+def test_the_seam_stands_on_cwlas_ground_floor():
+    modules = _modules()
+    for name in GROUND_FLOOR:
+        assert _imports(name, modules[name], modules) <= GROUND_FLOOR, name
+    assert _imports("cwla._shared", modules["cwla._shared"], modules) <= GROUND_FLOOR
 
 
 def _imports_from(package: str, other: str) -> set[tuple[str, str]]:
