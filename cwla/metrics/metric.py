@@ -203,23 +203,18 @@ DEFAULTS = {"gain": Linear(), "cutoff": None, "depth": 1000, "stop": False, "nor
 METRIC_OPTIONS = tuple(DEFAULTS)
 
 
+#: the options of a metric's text, in the grammar's order
+_TEXT_ORDER = ("gain", "cutoff", "depth", "stop", "normalize", "judged_only", "intents")
+
+
+def _option_text(value: object) -> str:
+    """An option's value as the grammar writes it: ``true``/``false`` for a flag, else its own text."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
 def format_metric(metric: Metric) -> str:
     """The canonical text of ``metric``: ``MODEL+AGGREGATION[options]``, every model parameter and only the
     options that are set, in the grammar's order (:mod:`cwla.metrics.text` parses it back)."""
-    options = []
-    if metric.gain is not None:
-        options.append(f"gain={metric.gain}")
-    if metric.cutoff is not None:
-        options.append(f"cutoff={metric.cutoff}")
-    if metric.depth is not None:
-        options.append(f"depth={metric.depth}")
-    if metric.stop is not None:
-        options.append(f"stop={'true' if metric.stop else 'false'}")
-    if metric.normalize is not None:
-        options.append(f"normalize={metric.normalize}")
-    if metric.judged_only is not None:
-        options.append(f"judged_only={'true' if metric.judged_only else 'false'}")
-    if metric.intents is not None:
-        options.append(f"intents={metric.intents}")
+    options = [f"{name}={_option_text(value)}" for name in _TEXT_ORDER if (value := getattr(metric, name)) is not None]
     head = f"{metric.browsing}+{metric.aggregation}"
     return head + (f"[{', '.join(options)}]" if options else "")

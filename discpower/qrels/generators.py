@@ -95,6 +95,12 @@ def _relevant_grade(grade, threshold: float, which: str) -> float:
                  f"count as relevant", Interval("real", threshold, None))
 
 
+def _judging(qrels, runs, grade, threshold: float, seed: int, which: str) -> tuple:
+    """What a labeller built on runs starts from: the grade it gives the documents it labels relevant
+    (``which``: :func:`_relevant_grade`), its random generator, the qrels read and the runs ranked."""
+    return _relevant_grade(grade, threshold, which), np.random.default_rng(seed), read_qrels(qrels), _ranked(runs)
+
+
 def _frame(topics, docnos, grades) -> pd.DataFrame:
     """A canonical qrels frame (the dtypes of :func:`cwla.read_qrels`)."""
     return pd.DataFrame({"topic": pd.Series(topics, dtype=str), "docno": pd.Series(docnos, dtype=str),
@@ -491,10 +497,7 @@ def popularity_qrels(qrels: QrelsLike, runs: RunsLike, *, k: int = 10, seed: See
     [['q1', 'a', 0.0], ['q1', 'b', 0.0], ['q1', 'c', 1.0]]
     """
     func = "popularity_qrels"
-    grade = _relevant_grade(grade, threshold, "labelled")
-    rng = np.random.default_rng(seed)
-    q = read_qrels(qrels)
-    ranked = _ranked(runs)
+    grade, rng, q, ranked = _judging(qrels, runs, grade, threshold, seed, "labelled")
     topic = ranked.codes(q["topic"].to_numpy(), func)
     n_labels = len(ranked.labels)
     wanted = np.zeros(n_labels, dtype=bool)
@@ -615,10 +618,7 @@ def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured:
     [['q1', 'a', 1.0], ['q1', 'b', 1.0], ['q1', 'c', 0.0]]
     """
     func = "biased_qrels"
-    grade = _relevant_grade(grade, threshold, "upgraded")
-    rng = np.random.default_rng(seed)
-    q = read_qrels(qrels)
-    ranked = _ranked(runs)
+    grade, rng, q, ranked = _judging(qrels, runs, grade, threshold, seed, "upgraded")
     names = list(ranked.run_set.names)
     if favoured is None:
         favoured = favoured_by_default(names)

@@ -42,13 +42,6 @@ from ..stats.trials import counts_its_own
 __all__ = ["Stability", "truth_stability", "RunStability", "run_stability"]
 
 
-def _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics, options, func):
-    """The number of resamples and the seed (checked by the entry point), and the comparer that scores the ground
-    truth once and tests it lazily, once per set of topics (:meth:`QrelsComparer.build` validates the metric,
-    test and topics)."""
-    comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
-                                   topics=topics, one_metric=func, **options)
-    return n_boot, seed, comparer
 
 
 def scored_candidates(comparer: QrelsComparer, candidates) -> dict:
@@ -168,9 +161,9 @@ def truth_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs:
     -------
     Stability
     """
-    n_boot, seed, comparer = _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics,
-                                               options, "truth_stability")
-    alpha = comparer.alpha
+    # the comparer scores the ground truth once and tests it lazily, once per set of topics
+    comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
+                                   topics=topics, one_metric="truth_stability", **options)
     X_g, systems = comparer.truth_matrix, comparer.truth_evaluation.runs
     cands = scored_candidates(comparer, candidates)
     n = X_g.shape[0]
@@ -320,9 +313,9 @@ def run_stability(truth: QrelsLike, candidates: Mapping[str, QrelsLike], runs: R
     -------
     RunStability
     """
-    n_boot, seed, comparer = _resampling_setup(truth, runs, metric, n_boot, test, n_trials, alpha, seed, topics,
-                                               options, "run_stability")
-    alpha = comparer.alpha
+    # the comparer scores the ground truth once and tests it lazily, once per set of topics
+    comparer = QrelsComparer.build(truth, runs, metric, test=test, alpha=alpha, n_trials=n_trials, seed=seed,
+                                   topics=topics, one_metric="run_stability", **options)
     names = tuple(comparer.truth_evaluation.runs)
     m = len(names)
     if m < 4:
