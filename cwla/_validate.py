@@ -327,32 +327,39 @@ _NOTHING = _Nothing()
 
 def validate_params(constraints: Mapping[str, Constraint | tuple[Constraint, ...]], *,
                     error: type[Exception] = ParameterError, named: bool = False) -> Callable[[Callable], Callable]:
-    """Declare the constraints of a function's parameters (scikit-learn's ``validate_params``): each parameter
-    named in ``constraints`` is checked by :func:`check` and converted (its default too), in the signature's
-    order, before the function's body runs, so the body works on checked values; a value no constraint accepts raises ``error`` with the one
-    message (``The 'alpha' parameter must be ...``; ``named``: ``The 'order' parameter of read_runs must be ...``). The declaration stays readable as the
-    function's ``parameter_constraints`` (parameter -> tuple of constraints) and ``parameter_error``."""
+    """Declare the constraints of a function's parameters (scikit-learn's ``validate_params``).
+
+    Each parameter named in ``constraints`` is checked by :func:`check` and converted (its default too), in the
+    signature's order, before the function's body runs, so the body works on checked values; a value no
+    constraint accepts raises ``error`` with the one message (``The 'alpha' parameter must be ...``; ``named``:
+    ``The 'order' parameter of read_runs must be ...``). The declaration stays readable as the function's
+    ``parameter_constraints`` (parameter -> tuple of constraints) and ``parameter_error``. A call that does not
+    fit the signature gets Python's own TypeError from the function."""
     declared = {name: c if isinstance(c, tuple) else (c,) for name, c in constraints.items()}
 
     def decorate(func: Callable) -> Callable:
-        signature = inspect.signature(func)
-        unknown = sorted(set(declared) - set(signature.parameters))
+        parameters = inspect.signature(func).parameters
+        unknown = sorted(set(declared) - set(parameters))
         if unknown:  # a declaration error, found at import
             raise RuntimeError(f"{func.__qualname__}: constraints of no parameter: {unknown}")
-        order = [name for name in signature.parameters if name in declared]
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        places = {name: i for i, (name, p) in enumerate(parameters.items()) if p.kind in positional}
+        # (name, its position or None, its default or _NOTHING, its constraints), in the signature's order
+        plan = [(name, places.get(name), p.default if p.default is not p.empty else _NOTHING, declared[name])
+                for name, p in parameters.items() if name in declared]
+        where = func.__name__ if named else None
 
         @functools.wraps(func)
         def checked(*args: object, **kwargs: object) -> object:
-            try:
-                bound = signature.bind(*args, **kwargs)
-            except TypeError:
-                return func(*args, **kwargs)  # Python's own message for a call that does not fit the signature
-            bound.apply_defaults()  # a default is converted as a given value is (seed=None: the seed drawn)
-            given = bound.arguments
-            for name in order:
-                given[name] = check(given[name], name, *declared[name], func=func.__name__ if named else None,
-                                    error=error)
-            return func(*bound.args, **bound.kwargs)
+            args = list(args)
+            for name, place, default, allowed in plan:
+                if place is not None and place < len(args):
+                    args[place] = check(args[place], name, *allowed, func=where, error=error)
+                elif name in kwargs:
+                    kwargs[name] = check(kwargs[name], name, *allowed, func=where, error=error)
+                elif default is not _NOTHING:  # a default is converted as a given value is (seed=None: drawn)
+                    kwargs[name] = check(default, name, *allowed, func=where, error=error)
+            return func(*args, **kwargs)
 
         checked.parameter_constraints = MappingProxyType(declared)
         checked.parameter_error = error

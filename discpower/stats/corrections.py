@@ -32,6 +32,7 @@ import numpy as np
 from .._params import ALPHA, validated
 from ..errors import DiscpowerError
 from ..typing import ArrayLike
+from .matrix import float_array
 
 __all__ = ["adjust_pvalues", "check_correction", "correction_name", "CORRECTIONS", "CORRECTION_NAMES",
            "STATSMODELS_ALIASES"]
@@ -178,12 +179,8 @@ def adjust_pvalues(p: ArrayLike, correction: str | None, *, alpha: float = 0.05)
     [0.04, 0.08, 0.06, 0.5]
     """
     correction = check_correction(correction)
-    try:
-        p = np.asarray(p, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise DiscpowerError(f"adjust_pvalues: p must be a vector of p-values (floats in [0, 1]): {err}") from None
-    if p.ndim != 1:
-        raise DiscpowerError(f"adjust_pvalues: p must be a 1-dimensional vector of p-values; got shape {p.shape}")
+    p = float_array(p, 1, "adjust_pvalues: p must be a vector of p-values (floats in [0, 1])",
+                    lambda a: f"adjust_pvalues: p must be a 1-dimensional vector of p-values; got shape {a.shape}")
     bad = np.flatnonzero(~((p >= 0.0) & (p <= 1.0)))
     if bad.size:
         raise DiscpowerError(f"adjust_pvalues: a p-value must be a float in [0, 1]; p[{bad[0]}] = {float(p[bad[0]])!r} "

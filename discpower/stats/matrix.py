@@ -16,14 +16,14 @@ from a shape.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DiscpowerError
 
-__all__ = ["score_matrix", "metric_matrices", "score_array", "run_index", "labelled_axes", "finite_sums", "TOPIC_LABELS", "SYSTEM_LABELS", "METRIC_LABELS"]
+__all__ = ["score_matrix", "metric_matrices", "float_array", "score_array", "run_index", "labelled_axes", "finite_sums", "TOPIC_LABELS", "SYSTEM_LABELS", "METRIC_LABELS"]
 
 #: axis names that mark topics
 TOPIC_LABELS = ("topic", "topics", "qid", "query_id")
@@ -71,6 +71,18 @@ def _not_an_evaluation(X, name: str) -> None:
                              f"with discpower.compare_systems(ev)")
 
 
+def float_array(value: object, ndim: int, what: str, wrong_shape: Callable[[np.ndarray], str]) -> np.ndarray:
+    """``value`` as a float64 array of ``ndim`` dimensions; else a DiscpowerError, ``"{what}: <numpy's reason>"``
+    for a value that holds no numbers and ``wrong_shape(array)`` for other dimensions."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise DiscpowerError(f"{what}: {err}") from None
+    if array.ndim != ndim:
+        raise DiscpowerError(wrong_shape(array))
+    return array
+
+
 def score_matrix(X, *, name="X", min_systems=2, min_topics=2, systems=None, topics=None):
     """A (topics x systems) float64 C-contiguous matrix, checked: rectangular, finite, at least
     ``min_systems`` columns and ``min_topics`` rows. Returns (X, system names).
@@ -98,13 +110,9 @@ def score_matrix(X, *, name="X", min_systems=2, min_topics=2, systems=None, topi
         if bad is not None:
             raise DiscpowerError(f"{name} is ragged: topic row {bad} has {widths[bad]} scores, row 0 has "
                                  f"{widths[0]}; every topic needs one score per system")
-    try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise DiscpowerError(f"{name} must be a topics x systems matrix of numbers: {err}") from None
-    if X.ndim != 2:
-        raise DiscpowerError(f"{name} must be 2-dimensional (topics x systems), got {X.ndim} dimension(s) "
-                             f"with shape {X.shape}")
+    X = float_array(X, 2, f"{name} must be a topics x systems matrix of numbers",
+                    lambda a: f"{name} must be 2-dimensional (topics x systems), got {a.ndim} dimension(s) with shape "
+                              f"{a.shape}")
     n, m = X.shape
     if m < min_systems:
         raise DiscpowerError(f"{name} has {m} system(s) (columns); comparing systems needs at least "

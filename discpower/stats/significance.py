@@ -38,7 +38,7 @@ from cwla._shared import FLAG, jit
 from .._params import TRIALS, validated
 from ..errors import DiscpowerError
 from ..typing import ArrayLike, Matrix, Seed
-from .matrix import finite_sums, score_matrix
+from .matrix import finite_sums, float_array, score_matrix
 from .corrections import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_correction
 from .memory import null_trials
 from .ptukey import studentized_range_sf
@@ -259,14 +259,9 @@ def _two_systems(x, y, systems, func):
         return X, names
     cols = []
     for label, v in (("x", x), ("y", y)):
-        try:
-            arr = np.asarray(v, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            raise DiscpowerError(f"{label} must be a vector of scores (one per topic): {err}") from None
-        if arr.ndim != 1:
-            raise DiscpowerError(f"with y given, x and y must be 1-dimensional score vectors; {label} has "
-                                 f"shape {arr.shape}")
-        cols.append(arr)
+        cols.append(float_array(v, 1, f"{label} must be a vector of scores (one per topic)",
+                                lambda a, label=label: f"with y given, x and y must be 1-dimensional score vectors; "
+                                                       f"{label} has shape {a.shape}"))
     if cols[0].shape != cols[1].shape:
         raise DiscpowerError(f"x and y must score the same topics: x has {cols[0].size} scores, "
                              f"y has {cols[1].size}")

@@ -39,7 +39,7 @@ from .._params import digits as digits_value
 from .._plots import DIVERGING_CMAP, SEQUENTIAL_CMAP, pyplot
 from ..errors import DiscpowerError
 from ..typing import ArrayLike
-from .matrix import score_array
+from .matrix import float_array, score_array
 
 __all__ = ["kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity", "RankingSimilarity",
            "tau_b", "tau_b_matrix", "check_tie_tolerance", "TIE_TOLERANCE", "FIELLER_VARIANCE"]
@@ -117,12 +117,8 @@ def tau_b_matrix(means, tol):
 # --------------------------------------------------------------------------- validation helpers
 
 def _vector(a, name):
-    try:
-        a = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise DiscpowerError(f"{name} must be a vector of numbers: {err}") from None
-    if a.ndim != 1:
-        raise DiscpowerError(f"{name} must be 1-dimensional (one score per system), got shape {a.shape}")
+    a = float_array(a, 1, f"{name} must be a vector of numbers",
+                    lambda v: f"{name} must be 1-dimensional (one score per system), got shape {v.shape}")
     bad = ~np.isfinite(a)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])

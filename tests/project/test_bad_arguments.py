@@ -145,9 +145,22 @@ def test_a_declared_parameter_is_converted_before_the_body_runs():
         seen["n"] = n
         return n
 
-    assert count_of(3.0) == 3 and type(seen["n"]) is int
+    assert count_of(3.0) == 3 and type(seen["n"]) is int  # given by position
+    assert count_of(n=4.0) == 4 and type(seen["n"]) is int  # by keyword
     assert count_of() == 2 and type(seen["n"]) is int  # the default too
     assert count_of.parameter_constraints["n"][0].accepts(5)
+    with pytest.raises(cwla.errors.ParameterError, match="The 'n' parameter must be an integer >= 1. Got 0 instead."):
+        count_of(0)
+
+    @cwla._validate.validate_params({"k": cwla._validate.Interval("int", 1, None)}, named=True)
+    def needs(a: object, k: int, *, flag: bool = False) -> tuple:
+        return a, k
+
+    assert needs("x", 2) == ("x", 2) and needs("x", k=3) == ("x", 3)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'k'"):  # Python's own message
+        needs("x")
+    with pytest.raises(cwla.errors.ParameterError, match="The 'k' parameter of needs must be"):
+        needs("x", 0)
 
 
 @pytest.mark.parametrize("name", list(cwla.scoring.evaluator.OPTION_CONSTRAINTS))
