@@ -154,18 +154,23 @@ def _string_column(series: pd.Series, name: str, where) -> np.ndarray:
     return text
 
 
+def _refuse_first(series: pd.Series, bad: np.ndarray, name: str, where, rule: str, problem) -> None:
+    """An InputError at the first ``bad`` value, saying where, the value and what is wrong with it (a complex
+    number is not a real one; else ``problem(value)``), then ``rule``."""
+    if bad.any():
+        i = int(np.argmax(bad))
+        raw = series.iloc[i]
+        what = "is not a real number" if _is_complex(raw) else problem(raw)
+        raise InputError(f"{where(i)}: {name} {value_text(raw)} {what}{rule}")
+
+
 def _float_column(series: pd.Series, name: str, where, kind: str = "float") -> np.ndarray:
     """Convert values to float64; reject non-numbers, non-real and non-finite numbers, and (``kind="cost"``)
     numbers that are not > 0."""
     numbers = _to_float_array(series)
     rule = f"; {COST_RULE}" if kind == "cost" else ""
-    bad = ~np.isfinite(numbers)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raw = series.iloc[i]
-        problem = ("is not a real number" if _is_complex(raw) else
-                   "is not a finite number" if _is_numberlike(raw) else "is not a number")
-        raise InputError(f"{where(i)}: {name} {value_text(raw)} {problem}{rule}")
+    _refuse_first(series, ~np.isfinite(numbers), name, where, rule,
+                  lambda raw: "is not a finite number" if _is_numberlike(raw) else "is not a number")
     if kind == "cost" and not (numbers > 0).all():
         i = int(np.argmax(~(numbers > 0)))
         raise InputError(f"{where(i)}: {name} {value_text(series.iloc[i])} is not > 0{rule}")
@@ -175,13 +180,8 @@ def _float_column(series: pd.Series, name: str, where, kind: str = "float") -> n
 def _int_column(series: pd.Series, name: str, where) -> np.ndarray:
     """Convert values to int64; reject anything that is not an integer, or not in the 64-bit integer range."""
     numbers = _to_float_array(series)
-    bad = ~np.isfinite(numbers) | (numbers != np.floor(numbers))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raw = series.iloc[i]
-        problem = ("is not a real number" if _is_complex(raw) else
-                   "is out of the 64-bit integer range" if _is_huge_int(raw) else "is not an integer")
-        raise InputError(f"{where(i)}: {name} {value_text(raw)} {problem}")
+    _refuse_first(series, ~np.isfinite(numbers) | (numbers != np.floor(numbers)), name, where, "",
+                  lambda raw: "is out of the 64-bit integer range" if _is_huge_int(raw) else "is not an integer")
     if pd.api.types.is_signed_integer_dtype(series.dtype):
         return series.to_numpy(dtype=np.int64)
     if pd.api.types.is_unsigned_integer_dtype(series.dtype):
