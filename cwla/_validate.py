@@ -116,6 +116,10 @@ class Constraint:
         """Values this constraint refuses: an object of no type it takes, at least."""
         return [_NOTHING]
 
+    def rule_for(self, value: object) -> str:
+        """The rule as a message states it for ``value`` (by default the same whatever the value)."""
+        return str(self)
+
     def example(self) -> object:
         """A value this constraint accepts."""
         raise NotImplementedError(f"{type(self).__name__} gives no example")
@@ -294,7 +298,7 @@ def check(value: object, name: str, *constraints: Constraint, func: str | None =
         if constraint.accepts(value):
             return constraint.convert(value)
     if rule is None:
-        rule = either([str(c) for c in constraints if c is not NONE] + (["None"] if NONE in constraints else []))
+        rule = either([c.rule_for(value) for c in constraints if c is not NONE] + (["None"] if NONE in constraints else []))
     where = f" of {func}" if func else ""
     raise error(f"The {name!r} parameter{where} must be {rule}. Got {_shown(value)} instead.")
 

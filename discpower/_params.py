@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 
-from cwla._shared import Interval, check, validate_params
+from cwla._shared import Constraint, Interval, check, validate_params
 
 from .errors import DiscpowerError
 
@@ -25,9 +25,35 @@ MAX_TRIALS = 10**9
 ALPHA = Interval("real", 0, 1, closed="neither")
 #: the decimals a table prints its numbers with
 DIGITS = Interval("int", 0, 15)
+class _Trials(Constraint):
+    """A number of resampling trials: an integer >= 1, at most :data:`MAX_TRIALS` (the null distribution is
+    kept in memory; whether it fits is checked where the resampling is planned: discpower.stats.memory)."""
+
+    _COUNT = Interval("int", 1, None)
+
+    def accepts(self, value: object) -> bool:
+        return self._COUNT.accepts(value) and value <= MAX_TRIALS
+
+    def convert(self, value: object) -> int:
+        return int(value)
+
+    def refused(self) -> list:
+        return [*self._COUNT.refused(), MAX_TRIALS + 1]
+
+    def example(self) -> int:
+        return 1
+
+    def rule_for(self, value: object) -> str:
+        if self._COUNT.accepts(value):  # a count, too large
+            return f"at most {MAX_TRIALS:,} (the null distribution is kept in memory)"
+        return str(self._COUNT)
+
+    def __str__(self) -> str:
+        return f"an integer >= 1, at most {MAX_TRIALS:,}"
+
+
 #: a number of resampling trials
-#: (its memory, and so its largest value, is checked where the resampling is planned: discpower.stats.memory)
-TRIALS = Interval("int", 1, None)
+TRIALS = _Trials()
 
 
 def alpha_level(value: object, name: str = "alpha") -> float:

@@ -175,13 +175,15 @@ def _exit_code(exit_: SystemExit) -> int:
 
 
 #: a library message's parameter, "The 'n_trials' parameter ..."
-_PARAMETER = re.compile(r"The '(\w+)' parameter(?: of \w+)? (?=must |\()")
+_PARAMETER = re.compile(r"The '(\w+)' parameter (?=must |\()")
 
 
 def in_flags(message: str, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
-    """A library message in the command's words: a parameter the command sets from an option is named by the
-    option (``The 'n_trials' parameter must be ...`` -> ``--trials must be ...``): the option whose destination
-    is the parameter's name, or that name without ``n_`` (``--trials`` gives ``n_trials``)."""
+    """A library message in the command's words: a parameter of the entry point the command calls, set from an
+    option, is named by the option (``The 'n_trials' parameter must be ...`` -> ``--trials must be ...``): the
+    option whose destination is the parameter's name, or that name without ``n_`` (``--trials`` gives
+    ``n_trials``). A message that names another function's parameter (``The 'depth' parameter of depth_pool``)
+    is left as it is: that parameter is not the command's option of the same name."""
     flags = {}
     for sub in (parser, *_subcommands(parser, args)):
         for action in sub._actions:

@@ -44,6 +44,7 @@ class Param:
     doc: str = ""
     parse: Callable[[object], object] | None = None
     show: Callable[[object], str] | None = None
+    none_text: bool = True  # the string ``none`` stands for None (DCG's k=none); False: only None itself
 
     def describe(self) -> str:
         """The rule a value must follow, as in the error messages."""
@@ -73,7 +74,7 @@ class Param:
     def convert(self, value: object) -> object:
         if value is None and self.none:
             return None
-        if isinstance(value, str) and self.none and value == self.none:
+        if isinstance(value, str) and self.none and self.none_text and value == self.none:
             return None
         if self.kind == "choice":
             return value

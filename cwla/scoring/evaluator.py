@@ -53,8 +53,9 @@ OPTION_CONSTRAINTS = MappingProxyType({
     "min_cost": (_POSITIVE,),
     "expected": (FLAG, NONE),
     "order": (AN_ORDER,),
-    "trec_eval": (Interval("int", CONVENTIONS[0], CONVENTIONS[-1], text="9 (trec_eval 9.0's conventions, the "
-                           "default: pytrec_eval, NIST's published results) or 10 (trec_eval >= 10)"), NONE),
+    "trec_eval": (Interval("int", CONVENTIONS[0], CONVENTIONS[-1], whole=True,
+                           text="9 (trec_eval 9.0's conventions, the default: pytrec_eval, NIST's published results) "
+                                "or 10 (trec_eval >= 10)"), NONE),
     "ties": (A_TIES, NONE),
     "workers": (Interval("int", 1, None), NONE),
     "rel": (Interval("real", 0, None, closed="neither", text="a number > 0 (the lowest relevant grade)"), NONE),

@@ -72,9 +72,9 @@ MODES = ("drop", "relabel")
 # ---------------------------------------------------------------------------
 
 
-def _real(value, name: str, rule: str, interval: Interval) -> float:
-    """A finite real number in ``interval``, else a DiscpowerError naming parameter, rule and value."""
-    return check(value, name, interval, error=DiscpowerError, rule=rule)
+def _real(value, name: str, func: str, rule: str, interval: Interval) -> float:
+    """A finite real number in ``interval``, else a DiscpowerError naming parameter, function, rule and value."""
+    return check(value, name, interval, func=func, error=DiscpowerError, rule=rule)
 
 
 #: a number of topics, documents or ranks: an integer >= 1 (a whole-valued float such as 10.0, as sweeps produce,
@@ -86,19 +86,20 @@ A_THRESHOLD = Interval("real", 0, None, closed="neither", text="a finite number 
 A_SHARE = Interval("real", 0, 1, text="a number in [0, 1]")
 
 
-def _relevant_grade(grade, threshold: float, which: str) -> float:
+def _relevant_grade(grade, threshold: float, func: str, which: str) -> float:
     """The grade a generator gives the documents it labels relevant (``which``): ``threshold`` by default, else
     a finite number >= threshold."""
     if grade is None:
         return threshold
-    return _real(grade, "grade", f"a finite number >= threshold ({threshold:g}) so that {which} documents "
+    return _real(grade, "grade", func, f"a finite number >= threshold ({threshold:g}) so that {which} documents "
                  f"count as relevant", Interval("real", threshold, None))
 
 
-def _judging(qrels, runs, grade, threshold: float, seed: int, which: str) -> tuple:
+def _judging(qrels, runs, grade, threshold: float, seed: int, func: str, which: str) -> tuple:
     """What a labeller built on runs starts from: the grade it gives the documents it labels relevant
     (``which``: :func:`_relevant_grade`), its random generator, the qrels read and the runs ranked."""
-    return _relevant_grade(grade, threshold, which), np.random.default_rng(seed), read_qrels(qrels), _ranked(runs)
+    return (_relevant_grade(grade, threshold, func, which), np.random.default_rng(seed), read_qrels(qrels),
+            _ranked(runs))
 
 
 def _frame(topics, docnos, grades) -> pd.DataFrame:
@@ -117,7 +118,7 @@ def _rint(x):
 # ---------------------------------------------------------------------------
 
 
-@validated({"rate": A_SHARE, "seed": SEED, "mode": Options(MODES), "threshold": A_THRESHOLD})
+@validated({"rate": A_SHARE, "seed": SEED, "mode": Options(MODES), "threshold": A_THRESHOLD}, named=True)
 def sample_relevant(qrels: QrelsLike, rate: float, *, seed: Seed = 0, mode: str = "drop",
                     threshold: float = 1) -> pd.DataFrame:
     """Keep a random share of each topic's relevant documents (McKechnie et al.'s percentage sampling).
@@ -217,7 +218,7 @@ def sample_relevant(qrels: QrelsLike, rate: float, *, seed: Seed = 0, mode: str 
 
 
 @validated({"n": (A_COUNT, NONE), "fraction": (Interval("real", 0, 1, closed="right", text="a number in (0, 1]"), NONE),
-            "seed": SEED})
+            "seed": SEED}, named=True)
 def topic_subset(qrels: QrelsLike, n: int | None = None, *, fraction: float | None = None,
                  seed: Seed = 0) -> pd.DataFrame:
     """A random subset of the topics, with all their judgements.
@@ -272,7 +273,7 @@ def topic_subset(qrels: QrelsLike, n: int | None = None, *, fraction: float | No
     if n is None:
         n = max(1, int(round(fraction * len(topics))))
     elif n > len(topics):
-        raise DiscpowerError(f"The 'n' parameter must be at most the number of topics of the qrels "
+        raise DiscpowerError(f"The 'n' parameter of {func} must be at most the number of topics of the qrels "
                              f"({len(topics)}). Got {n!r} instead.")
     keep = topics[rng.permutation(len(topics))[:n]]
     return q.loc[q["topic"].isin(keep)].reset_index(drop=True)
@@ -352,7 +353,7 @@ def _bytewise_rank(ids: np.ndarray, docno_of) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-@validated({"depth": A_COUNT})
+@validated({"depth": A_COUNT}, named=True)
 def depth_pool(qrels: QrelsLike, runs: RunsLike, depth: int) -> pd.DataFrame:
     """Depth-k pooling: the ground truth's judgements of the documents some run retrieves in its top `depth`.
 
@@ -413,7 +414,7 @@ def depth_pool(qrels: QrelsLike, runs: RunsLike, depth: int) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 
 
-@validated({"k": A_COUNT, "seed": SEED, "threshold": A_THRESHOLD})
+@validated({"k": A_COUNT, "seed": SEED, "threshold": A_THRESHOLD}, named=True)
 def popularity_qrels(qrels: QrelsLike, runs: RunsLike, *, k: int = 10, seed: Seed = 0, threshold: float = 1,
                      grade: float | None = None) -> pd.DataFrame:
     """A popularity-biased labeller: the documents most runs retrieve in their top k are labelled relevant.
@@ -497,7 +498,7 @@ def popularity_qrels(qrels: QrelsLike, runs: RunsLike, *, k: int = 10, seed: See
     [['q1', 'a', 0.0], ['q1', 'b', 0.0], ['q1', 'c', 1.0]]
     """
     func = "popularity_qrels"
-    grade, rng, q, ranked = _judging(qrels, runs, grade, threshold, seed, "labelled")
+    grade, rng, q, ranked = _judging(qrels, runs, grade, threshold, seed, func, "labelled")
     topic = ranked.codes(q["topic"].to_numpy(), func)
     n_labels = len(ranked.labels)
     wanted = np.zeros(n_labels, dtype=bool)
@@ -557,7 +558,7 @@ def favoured_by_default(names: Sequence[str]) -> list[str]:
 
 
 @validated({"strength": Interval("real", 0, 1, text="a probability in [0, 1]"), "k": A_COUNT, "seed": SEED,
-            "threshold": A_THRESHOLD})
+            "threshold": A_THRESHOLD}, named=True)
 def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured: Sequence[str] | None = None,
                  k: int = 10, seed: Seed = 0, threshold: float = 1, grade: float | None = None) -> pd.DataFrame:
     """A judge that favours the documents of chosen systems: candidate qrels that can *create* differences.
@@ -618,7 +619,7 @@ def biased_qrels(qrels: QrelsLike, runs: RunsLike, strength: float, *, favoured:
     [['q1', 'a', 1.0], ['q1', 'b', 1.0], ['q1', 'c', 0.0]]
     """
     func = "biased_qrels"
-    grade, rng, q, ranked = _judging(qrels, runs, grade, threshold, seed, "upgraded")
+    grade, rng, q, ranked = _judging(qrels, runs, grade, threshold, seed, func, "upgraded")
     names = list(ranked.run_set.names)
     if favoured is None:
         favoured = favoured_by_default(names)

@@ -45,10 +45,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cwla._shared import NONE, PATH
+from cwla._shared import NONE, PATH, validate_params
+from cwla.errors import ParameterError
 from cwla.data.files import atomic_write_text, text_lines
 
-from .._params import DIGITS, validated
+from .._params import DIGITS
 from ..errors import DiscpowerError
 from ..stats.matrix import score_matrix
 from ..stats.result import A_TEST_RESULT, PairwiseTest
@@ -83,7 +84,7 @@ def _scores(fields, where, names):
     return row
 
 
-@validated({"path": PATH})
+@validate_params({"path": PATH}, error=ParameterError, named=True)
 def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     """Read a topics x systems score matrix with a header of system names.
 
@@ -128,7 +129,7 @@ def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     return _check(X, names, label)
 
 
-@validated({"runlist_path": PATH, "matrix_path": PATH})
+@validate_params({"runlist_path": PATH, "matrix_path": PATH}, error=ParameterError, named=True)
 def read_discpower(runlist_path: PathLike, matrix_path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     """Read Sakai's Discpower input: a run list and a topic-by-run matrix.
 
@@ -189,7 +190,7 @@ def _check(X, names, label):
     return score_matrix(X, systems=names, name=label)
 
 
-@validated({"path": PATH})
+@validate_params({"path": PATH}, error=ParameterError, named=True)
 def write_matrix(X: Matrix, systems: Sequence[str], path: PathLike) -> str:
     """Write a topics x systems matrix in :func:`read_matrix`'s tab-separated format.
 
@@ -220,7 +221,8 @@ def write_matrix(X: Matrix, systems: Sequence[str], path: PathLike) -> str:
     return text
 
 
-@validated({"result": A_TEST_RESULT, "path": (PATH, NONE), "digits": DIGITS})
+@validate_params({"result": A_TEST_RESULT, "path": (PATH, NONE), "digits": DIGITS}, error=ParameterError,
+                 named=True)
 def write_pairs(result: PairwiseTest, path: PathLike | None = None, *, digits: int = 4) -> str:
     """Discpower's pairwise output: one line ``runA runB absdiff p`` per pair.
 

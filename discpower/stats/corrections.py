@@ -142,8 +142,8 @@ def adjust_pvalues(p: ArrayLike, correction: str | None, *, alpha: float = 0.05)
         ``"simes-hochberg"``, ``"hommel"``, ``"bh"`` / ``"fdr_bh"``, ``"fdr_by"``, ``"fdr_tsbh"``,
         ``"fdr_tsbky"``.
     alpha : float in (0, 1)
-        The level of the two-stage procedures (ignored by the others, whose adjusted values hold for any
-        level).
+        The level of the two-stage procedures (checked always; unused by the others, whose adjusted values hold
+        for any level).
 
     Returns
     -------

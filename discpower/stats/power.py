@@ -21,7 +21,7 @@ from .._params import ALPHA, TRIALS, validated
 from .._plots import NEUTRAL, describe_test, line_style, pyplot
 from ..errors import DiscpowerError
 from ..typing import Seed, Tests
-from .rng import SEED
+from .rng import SEED_AS_GIVEN
 from .result import PairwiseTest
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,7 +61,7 @@ def _named_tests(tests, test="tukey", n_trials=10_000, seed=0) -> list[tuple[str
     return items
 
 
-@validated({"alpha": ALPHA, "n_trials": TRIALS, "seed": SEED})
+@validated({"alpha": ALPHA, "n_trials": TRIALS, "seed": SEED_AS_GIVEN})
 def discriminative_power(tests: Tests, alpha: float = 0.05, *, test: object = "tukey", n_trials: int = 10_000,
                          seed: Seed = 0) -> pd.DataFrame:
     """One row per metric: ``metric, discriminative_power, significant_pairs, pairs, delta``.
@@ -93,7 +93,7 @@ def discriminative_power(tests: Tests, alpha: float = 0.05, *, test: object = "t
     return pd.DataFrame(rows)
 
 
-@validated({"n_trials": TRIALS, "seed": SEED})
+@validated({"n_trials": TRIALS, "seed": SEED_AS_GIVEN})
 def asl_curves(tests: Tests, *, test: object = "tukey", n_trials: int = 10_000, seed: Seed = 0) -> pd.DataFrame:
     """Long frame ``metric, rank, pvalue``: each metric's pair p-values sorted ascending (rank 1 = smallest).
     ``tests`` as :func:`discriminative_power` takes them (a score matrix is tested by ``test``)."""

@@ -25,7 +25,7 @@ from cwla._shared import Constraint, Interval, check, jit
 from ..errors import DiscpowerError
 
 __all__ = ["seed_value", "child_seeds", "stream", "mix", "trial_state", "next_u64", "below", "next_below", "shuffle", "SEED",
-           "SEED_OR_INHERITED"]
+           "SEED_OR_INHERITED", "SEED_AS_GIVEN"]
 
 
 _SEED_INT = Interval("int", 0, 2**64, closed="left")
@@ -36,13 +36,16 @@ class _Seed(Constraint):
     converted to the integer that is used and recorded; ``inherited``: None stays None (the seed of the result
     the function continues)."""
 
-    def __init__(self, inherited: bool = False) -> None:
+    def __init__(self, inherited: bool = False, as_given: bool = False) -> None:
         self.inherited = inherited
+        self.as_given = as_given  # checked only: the function it is passed to draws from it
 
     def accepts(self, value: object) -> bool:
         return value is None or isinstance(value, np.random.Generator) or _SEED_INT.accepts(value)
 
     def convert(self, value: object) -> int:
+        if self.as_given:
+            return value if value is None or isinstance(value, np.random.Generator) else int(value)
         if value is None:
             return None if self.inherited else int(np.random.SeedSequence().entropy % (2**63))
         if isinstance(value, np.random.Generator):
@@ -63,6 +66,8 @@ class _Seed(Constraint):
 SEED = _Seed()
 #: a seed, or None for the seed of the result a function continues
 SEED_OR_INHERITED = _Seed(inherited=True)
+#: a seed checked and passed on as given (a function that draws one for each test it runs)
+SEED_AS_GIVEN = _Seed(as_given=True)
 
 
 def seed_value(seed) -> int:

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import prange
 
-from cwla._shared import FLAG, jit
+from cwla._shared import FLAG, NONE, jit
 
 from .._params import TRIALS, validated
 from ..errors import DiscpowerError
@@ -43,7 +43,7 @@ from .corrections import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_co
 from .memory import null_trials
 from .ptukey import studentized_range_sf
 from .result import PairwiseTest
-from .rng import SEED, next_below, seed_value, trial_state
+from .rng import SEED, SEED_AS_GIVEN, next_below, seed_value, trial_state
 from .trials import in_slices
 from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges
 
@@ -309,7 +309,7 @@ def _exact_flip_count(X, threshold):
     return counts.sum()
 
 
-@validated({"n_trials": TRIALS, "seed": SEED, "exact": FLAG, "plus_one": FLAG})
+@validated({"n_trials": (TRIALS, NONE), "seed": SEED_AS_GIVEN, "exact": FLAG, "plus_one": FLAG})
 def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int = 10_000, seed: Seed = None,
                          systems: Sequence[str] | None = None, exact: bool = False,
                          plus_one: bool = True) -> PairwiseTest:
@@ -341,7 +341,7 @@ def fisher_randomisation(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: 
     y : array-like of shape (n_topics,), optional
         Scores of the second system on the same topics.
     n_trials : int
-        B, the number of random relabellings (ignored when ``exact``).
+        B, the number of random relabellings (unused when ``exact``, where it may be None; checked all the same).
     seed : int, numpy Generator or None
         Same seed, same p-value, whatever the number of threads (None draws one
         and records it in the result).

@@ -432,7 +432,7 @@ def test_chen_sakai_names_match_metrics():
 
 
 def test_demo_bad_parameters(capsys):
-    assert_error(*run_cli(capsys, "demo", "--topics", "1"), "--topics must be >= 2. Got 1 instead.")
+    assert_error(*run_cli(capsys, "demo", "--topics", "1"), "'n_topics' parameter of collection must be >= 2")
 
 
 # ---------------------------------------------------------------------------

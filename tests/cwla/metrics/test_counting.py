@@ -166,7 +166,7 @@ def _bad_values(p):
     """Values a declared parameter refuses, generated from its declaration."""
     out = [object()]
     if p.kind in ("int", "float"):
-        out += ["1", True]
+        out += ["1", True, "None"]
         if p.lo > -math.inf:
             out.append(p.lo if p.lo_open else p.lo - 1)
         if p.hi < math.inf:

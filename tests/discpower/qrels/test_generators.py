@@ -387,31 +387,31 @@ def test_every_input_form_gives_the_same_qrels(synth, tmp_path):
 def test_bad_arguments_are_clear(synth):
     qrels, runs = synth
     cases = [
-        (lambda: sample_relevant(qrels, 1.5), r"'rate' parameter must be a number in \[0, 1\]"
+        (lambda: sample_relevant(qrels, 1.5), r"'rate' parameter of sample_relevant must be a number in \[0, 1\]"
                                                 r"\. Got 1\.5"),
         (lambda: sample_relevant(qrels, -0.1), r"'rate'.*Got -0\.1"),
         (lambda: sample_relevant(qrels, float("nan")), r"'rate'.*Got nan"),
         (lambda: sample_relevant(qrels, True), r"'rate'.*Got True"),
         (lambda: sample_relevant(qrels, "0.5"), r"'rate'.*Got '0\.5'"),
-        (lambda: sample_relevant(qrels, 0.5, mode="x"), r"'mode' parameter must be 'drop' or "
+        (lambda: sample_relevant(qrels, 0.5, mode="x"), r"'mode' parameter of sample_relevant must be 'drop' or "
                                                         r"'relabel'\. Got 'x'"),
         (lambda: sample_relevant(qrels, 0.5, threshold=0), r"'threshold'.*> 0.*Got 0 instead"),
-        (lambda: sample_relevant(qrels, 0.5, seed=-1), r"'seed' parameter must be .*Got -1 instead"),
+        (lambda: sample_relevant(qrels, 0.5, seed=-1), r"'seed' parameter of sample_relevant must be .*Got -1 instead"),
         (lambda: topic_subset(qrels, 3, fraction=0.5), r"exactly one of 'n'.*'fraction'.*n=3 and fraction=0\.5"),
         (lambda: topic_subset(qrels), r"exactly one of 'n'.*n=None and fraction=None"),
-        (lambda: topic_subset(qrels, 0), r"'n' parameter must be an integer >= 1 or None\. Got 0"),
+        (lambda: topic_subset(qrels, 0), r"'n' parameter of topic_subset must be an integer >= 1 or None\. Got 0"),
         (lambda: topic_subset(qrels, 2.5), r"'n'.*integer >= 1 or None\. Got 2\.5"),
         (lambda: topic_subset(qrels, 13), r"'n'.*at most the number of topics of the qrels \(12\)\. Got 13"),
-        (lambda: topic_subset(qrels, fraction=0), r"'fraction' parameter must be a number in "
+        (lambda: topic_subset(qrels, fraction=0), r"'fraction' parameter of topic_subset must be a number in "
                                                   r"\(0, 1\] or None\. Got 0"),
         (lambda: topic_subset(qrels, fraction=1.5), r"'fraction'.*Got 1\.5"),
-        (lambda: depth_pool(qrels, runs, 0), r"'depth' parameter must be an integer >= 1\. Got 0"),
+        (lambda: depth_pool(qrels, runs, 0), r"'depth' parameter of depth_pool must be an integer >= 1\. Got 0"),
         (lambda: depth_pool(qrels, runs, 2.5), r"'depth'.*Got 2\.5"),
         (lambda: depth_pool(qrels, runs, True), r"'depth'.*Got True"),
-        (lambda: popularity_qrels(qrels, runs, k=0), r"'k' parameter must be an integer >= 1\. "
+        (lambda: popularity_qrels(qrels, runs, k=0), r"'k' parameter of popularity_qrels must be an integer >= 1\. "
                                                      r"Got 0"),
         (lambda: popularity_qrels(qrels, runs, threshold=-1), r"'threshold'.*Got -1"),
-        (lambda: popularity_qrels(qrels, runs, threshold=2, grade=1), r"'grade' parameter "
+        (lambda: popularity_qrels(qrels, runs, threshold=2, grade=1), r"'grade' parameter of popularity_qrels "
                                                                       r"must be a finite number >= threshold \(2\)"
                                                                       r".*Got 1 instead"),
     ]

@@ -535,3 +535,17 @@ def test_the_resampling_options_are_declared_once():
             assert (alpha.type, alpha.metavar, alpha.default) == (float, "A", 0.05) and "0.05" in alpha.help, name
     assert seen == {"tukey": ["--seed", "--trials"], **{c: ["--alpha", "--seed", "--trials"] for c in
                                                          ("meta", "compare-qrels", "sweep", "compare")}}
+
+
+def test_a_message_is_put_in_the_commands_flags_only_for_the_entry_points_parameters():
+    import argparse
+
+    from cwla.bridges.cli import in_flags
+    from discpower.reports.cli import _parser
+
+    parser, args = _parser(), argparse.Namespace(command="sweep")
+    assert in_flags("The 'n_trials' parameter must be an integer >= 1. Got 0 instead.", parser, args) == \
+        "--trials must be an integer >= 1. Got 0 instead."
+    # a generator's depth (named with its function) is not the sweep's --depth (the evaluation's)
+    message = "The 'depth' parameter of depth_pool must be an integer >= 1. Got 2.5 instead."
+    assert in_flags(message, parser, args) == message

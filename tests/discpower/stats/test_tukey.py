@@ -332,10 +332,11 @@ def test_trials_beyond_the_limit_are_a_clear_error(monkeypatch):
     from discpower.stats import memory
 
     X = np.random.default_rng(0).random((5, 3))
-    monkeypatch.setattr(memory, "available_memory", lambda: 2**34)  # first the memory they would need, and advice
-    with pytest.raises(DiscpowerError, match=r"The 'n_trials' parameter \(10,000,000,000,000 trials.*needs about "
-                                             r"149011.6 GiB of memory.*use fewer trials \(about [\d,]+ fit\)"):
-        randomised_tukey_hsd(X, 10**13)
-    monkeypatch.setattr(memory, "available_memory", lambda: 2**60)  # then the hard limit
-    with pytest.raises(DiscpowerError, match="The 'n_trials' parameter must be at most 1,000,000,000"):
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**30)  # within the limit: the memory, and advice
+    with pytest.raises(DiscpowerError, match=r"The 'n_trials' parameter \(1,000,000,000 trials.*needs about "
+                                             r"14.9 GiB of memory.*use fewer trials \(about [\d,]+ fit\)"):
+        randomised_tukey_hsd(X, 10**9)
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**60)  # past it: the hard limit, whatever the memory
+    with pytest.raises(DiscpowerError, match=r"The 'n_trials' parameter must be at most 1,000,000,000 \(the null "
+                                             r"distribution is kept in memory\)\. Got 10000000000000 instead\."):
         randomised_tukey_hsd(X, 10**13)
