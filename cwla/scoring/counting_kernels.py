@@ -59,6 +59,18 @@ def _interpolated(codes, start, n, kinds, upper, need):
 
 
 @jit()
+def _unjudged(codes, start, m, kinds, negative):
+    """The documents of ``codes[start:start + m]`` not in the qrels (``negative``: or with a grade < 0), as a
+    float (the counts the measures divide)."""
+    count = 0.0
+    for i in range(m):
+        kind = kinds[codes[start + i]]
+        if kind == UNJUDGED or (negative and kind == NEGATIVE):
+            count += 1.0
+    return count
+
+
+@jit()
 def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
     """The value of one counting measure on ``codes[start:start + n]``.
 
@@ -74,9 +86,7 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
     if code == NUMRET:
         return float(n)
     if upper:
-        for i in range(n):
-            if kinds[codes[start + i]] == UNJUDGED:
-                R += 1.0
+        R += _unjudged(codes, start, n, kinds, False)
     if code == NUMREL:
         return R
     kk = n if (k < 0 or k > n) else k
@@ -148,24 +158,11 @@ def trec_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
             at *= fpar
         return at + (1.0 - fpar) * mass if seen else 0.0
     if code == NUMNONJUDGED:
-        unjudged = 0.0
-        for i in range(n):
-            kind = kinds[codes[start + i]]
-            if kind == UNJUDGED or kind == NEGATIVE:
-                unjudged += 1.0
-        return unjudged
+        return _unjudged(codes, start, n, kinds, True)
     if code == UNJ:
-        kk = n if k > n else k
-        unj = 0.0
-        for i in range(kk):
-            kind = kinds[codes[start + i]]
-            if kind == UNJUDGED or kind == NEGATIVE:
-                unj += 1.0
-        return unj / k
+        return _unjudged(codes, start, n if k > n else k, kinds, True) / k
     if upper:
-        for i in range(n):
-            if kinds[codes[start + i]] == UNJUDGED:
-                R += 1.0
+        R += _unjudged(codes, start, n, kinds, False)
     kk = n if (k < 0 or k > n) else k
     if code == IPREC_MEAN:  # fp: convention, number of points, the points
         total = 0.0
