@@ -25,10 +25,10 @@ from ._display import Displayed, Shown, count_text, legend, markdown_text, short
 from ._latex import bold, escape, grid, inline_math, superscript, table, tabular
 from ._moved import keep_old_paths
 from ._numba import jit
-from ._validate import FLAG, NONE, PATH, Constraint, Instance, Interval, Options, Predicate, check, validate_params
+from ._validate import FLAG, NONE, PATH, Constraint, Instance, Interval, Options, check, validate_params
 from .progress import reporter, scope, scoped
 
-__all__ = ["jit", "check", "validate_params", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE",
+__all__ = ["jit", "check", "validate_params", "Constraint", "Interval", "Options", "Instance", "NONE",
            "FLAG", "PATH", "bold", "escape", "grid", "inline_math", "superscript", "table", "tabular",
            "keep_old_paths", "Displayed", "Shown", "count_text", "legend", "markdown_text", "short_labels",
            "reporter", "scope", "scoped"]

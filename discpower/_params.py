@@ -12,7 +12,7 @@ from cwla._shared import Constraint, Interval, check, validate_params
 
 from .errors import DiscpowerError
 
-__all__ = ["alpha_level", "n_trials", "count", "digits", "validated", "MAX_TRIALS", "ALPHA", "DIGITS", "TRIALS"]
+__all__ = ["alpha_level", "n_trials", "count", "digits", "validated", "MAX_TRIALS", "ALPHA", "COUNT", "DIGITS", "TRIALS"]
 
 #: discpower's entry points declare their parameters' constraints (``validate_params`` of cwla's parameter checks);
 #: a value none accepts raises a DiscpowerError
@@ -23,13 +23,17 @@ validated = functools.partial(validate_params, error=DiscpowerError)
 MAX_TRIALS = 10**9
 #: a significance level
 ALPHA = Interval("real", 0, 1, closed="neither")
+#: a count: an integer >= 1
+COUNT = Interval("int", 1, None)
 #: the decimals a table prints its numbers with
 DIGITS = Interval("int", 0, 15)
+
+
 class _Trials(Constraint):
     """A number of resampling trials: an integer >= 1, at most :data:`MAX_TRIALS` (the null distribution is
     kept in memory; whether it fits is checked where the resampling is planned: discpower.stats.memory)."""
 
-    _COUNT = Interval("int", 1, None)
+    _COUNT = COUNT
 
     def accepts(self, value: object) -> bool:
         return self._COUNT.accepts(value) and value <= MAX_TRIALS
@@ -61,10 +65,9 @@ def alpha_level(value: object, name: str = "alpha") -> float:
     return check(value, name, ALPHA, error=DiscpowerError)
 
 
-def count(value: object, name: str, low: int = 1, *, whole: bool = False, func: str | None = None) -> int:
-    """An integer >= ``low`` (``whole``: an integral float such as 10.0, as sweeps produce, too); ``func``
-    names the function in the message."""
-    return check(value, name, Interval("int", low, None, whole=whole), func=func, error=DiscpowerError)
+def count(value: object, name: str, low: int = 1) -> int:
+    """An integer >= ``low``."""
+    return check(value, name, Interval("int", low, None), error=DiscpowerError)
 
 
 def digits(value: object) -> int:
@@ -73,9 +76,5 @@ def digits(value: object) -> int:
 
 
 def n_trials(value: object, name: str = "n_trials") -> int:
-    """A positive integer number of resampling trials, at most :data:`MAX_TRIALS`."""
-    value = count(value, name)
-    if value > MAX_TRIALS:
-        raise DiscpowerError(f"The '{name}' parameter must be at most {MAX_TRIALS:,} (the null distribution is kept in memory). "
-                             f"Got {value!r} instead.")
-    return value
+    """A positive integer number of resampling trials, at most :data:`MAX_TRIALS` (:data:`TRIALS`)."""
+    return check(value, name, TRIALS, error=DiscpowerError)

@@ -11,6 +11,7 @@ import math
 
 from .._validate import fmt
 from ..errors import CwlaError
+from ..data.runset import ORDERS, TIES
 from ..metrics.gains import GAIN_MAPS
 
 __all__ = ["DEFAULT_METRIC", "add_scoring_arguments", "add_option_arguments", "add_quiet_argument",
@@ -44,7 +45,7 @@ def add_option_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", metavar="H", type=depth_value,
                    help="the user model's horizon H (default 1000), or 'all': the whole of each ranking")
     p.add_argument("--stop", action="store_true", help="the user surely stops at H: C(H) = 0")
-    p.add_argument("--order", choices=("trec_eval", "file"), default="trec_eval",
+    p.add_argument("--order", choices=ORDERS, default="trec_eval",
                    help="document order: trec_eval (score descending, ties by docno descending; default) "
                         "or file (the order of the lines)")
     add_trec_eval_arguments(p)
@@ -67,7 +68,7 @@ def add_trec_eval_arguments(p: argparse.ArgumentParser) -> None:
                         "(trec_eval's -M; not a cutoff: num_ret, map, Rprec, ... all see N documents)")
     p.add_argument("-J", "--judged-only", dest="judged_only", action="store_true",
                    help="drop the unjudged documents from every ranking first (trec_eval's -J)")
-    p.add_argument("--ties", choices=("float32", "float64"), default=None,
+    p.add_argument("--ties", choices=TIES, default=None,
                    help="precision in which scores are compared: float32 (default; trec_eval 9.x, pytrec_eval, "
                         "NIST's official DL results) or float64 (trec_eval >= 10.0; the default with --trec-eval 10)")
 

@@ -48,7 +48,7 @@ from .readers import SYSTEM_COLUMNS, is_record, run_name
 from .store import MANIFEST, check_arrays, map_arrays, read_manifest, write_folder
 
 __all__ = ["RunSet", "read_runs", "read_named", "named_runs", "file_groups", "run_groups", "open_runs", "is_run_store",
-           "default_workers", "group_bytes", "stream_bytes", "check_ties", "check_order", "TIES", "ORDERS", "A_TIES",
+           "default_workers", "group_bytes", "stream_bytes", "TIES", "ORDERS", "A_TIES",
            "AN_ORDER", "A_WORKERS",
            "STORE_FORMAT", "STORE_VERSION"]
 
@@ -62,16 +62,6 @@ A_TIES = Options(TIES, text="'float32' (trec_eval 9.x, pytrec_eval, NIST's DL re
 AN_ORDER = Options(ORDERS)
 #: a number of reader threads
 A_WORKERS = Interval("int", 1, None)
-
-
-def check_ties(ties, func: str) -> str:
-    """``ties``, checked: one of :data:`TIES`."""
-    return check(ties, "ties", A_TIES, func=func)
-
-
-def check_order(order, func: str) -> str:
-    """``order``, checked: one of :data:`ORDERS`."""
-    return check(order, "order", AN_ORDER, func=func)
 
 
 _RUNS_ACCEPTED = (

@@ -89,9 +89,9 @@ class Param:
     def check(self, owner: str, value: object) -> None:
         if value is None and self.none:
             return
-        bad = CwlaError(f"'{self.name}' of {owner} must be {self.describe()}: {value!r}")
         if self.kind in ("flag", "value"):  # its conversion checked it
             return
+        bad = CwlaError(f"'{self.name}' of {owner} must be {self.describe()}: {value!r}")
         if self.kind == "choice":
             if value not in [c for c, _ in self.choices]:
                 raise bad

@@ -248,7 +248,7 @@ K_REQUIRED = Param("k", "int", attrs.NOTHING, lo=1)
 REL = Param("rel", "float", None, lo=0.0, lo_open=True, none="None", none_text=False)
 #: trec_eval's -J (None: the evaluation's)
 JUDGED_ONLY = Param("judged_only", "flag", None, none="None", none_text=False)
-CONVENTION = Param("convention", "int", None, lo=9, hi=10, none="None", none_text=False,
+CONVENTION = Param("convention", "int", None, lo=CONVENTIONS[0], hi=CONVENTIONS[-1], none="None", none_text=False,
                    rule="9 (trec_eval 9.0), 10 (trec_eval >= 10) or None (the evaluation's, default 9)")
 GAINS = Param("gains", "value", (), parse=_gains_pairs,
               show=lambda pairs: "{" + ", ".join(f"{fmt(g)}: {fmt(v)}" for g, v in pairs) + "}")

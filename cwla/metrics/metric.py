@@ -203,10 +203,6 @@ DEFAULTS = {"gain": Linear(), "cutoff": None, "depth": 1000, "stop": False, "nor
 METRIC_OPTIONS = tuple(DEFAULTS)
 
 
-#: the options of a metric's text, in the grammar's order
-_TEXT_ORDER = ("gain", "cutoff", "depth", "stop", "normalize", "judged_only", "intents")
-
-
 def _option_text(value: object) -> str:
     """An option's value as the grammar writes it: ``true``/``false`` for a flag, else its own text."""
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
@@ -215,6 +211,6 @@ def _option_text(value: object) -> str:
 def format_metric(metric: Metric) -> str:
     """The canonical text of ``metric``: ``MODEL+AGGREGATION[options]``, every model parameter and only the
     options that are set, in the grammar's order (:mod:`cwla.metrics.text` parses it back)."""
-    options = [f"{name}={_option_text(value)}" for name in _TEXT_ORDER if (value := getattr(metric, name)) is not None]
+    options = [f"{name}={_option_text(value)}" for name in METRIC_OPTIONS if (value := getattr(metric, name)) is not None]
     head = f"{metric.browsing}+{metric.aggregation}"
     return head + (f"[{', '.join(options)}]" if options else "")

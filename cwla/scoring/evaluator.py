@@ -25,7 +25,7 @@ import pandas as pd
 from .._display import Displayed, Shown, count_text, short_labels
 from .._validate import FLAG, NONE, Instance, Interval, check, fmt
 from ..data.collection import Collection, Judgements, join, join_costs
-from ..data.runset import (A_TIES, AN_ORDER, RunSet, file_groups, named_runs, read_named, read_runs,
+from ..data.runset import (A_TIES, A_WORKERS, AN_ORDER, RunSet, file_groups, named_runs, read_named, read_runs,
                            stream_bytes)
 from ..errors import CwlaError, ParameterError
 from ..metrics.aggregations import ERRAgg
@@ -57,7 +57,7 @@ OPTION_CONSTRAINTS = MappingProxyType({
                            text="9 (trec_eval 9.0's conventions, the default: pytrec_eval, NIST's published results) "
                                 "or 10 (trec_eval >= 10)"), NONE),
     "ties": (A_TIES, NONE),
-    "workers": (Interval("int", 1, None), NONE),
+    "workers": (A_WORKERS, NONE),
     "rel": (Interval("real", 0, None, closed="neither", text="a number > 0 (the lowest relevant grade)"), NONE),
     "max_docs": (Interval("int", 1, None), NONE),
 })

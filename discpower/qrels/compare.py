@@ -110,9 +110,11 @@ TOPIC_POLICIES = ("common", "truth")
 _WEIGHTS = Options((None, "linear", "quadratic"))
 _TOPICS = Options(TOPIC_POLICIES)
 _COUNT = Interval("int", 0, None, text="a non-negative integer (a count)")
+#: a grade that makes labels binary, or None (the grades themselves)
+_THRESHOLD = (Interval("real"), NONE)
 #: the parameters of a comparison of qrels, declared once for compare_qrels and QrelsComparer.build
 _COMPARISON = {"alpha": ALPHA, "n_trials": TRIALS, "seed": SEED, "direction_aware": FLAG,
-               "kappa_threshold": (Interval("real", text="a finite number"), NONE), "kappa_weights": _WEIGHTS,
+               "kappa_threshold": _THRESHOLD, "kappa_weights": _WEIGHTS,
                "topics": _TOPICS}
 
 
@@ -339,7 +341,7 @@ def _first_difference(a, b):
     return "lengths differ"
 
 
-@validated({"threshold": (Interval("real", text="a finite number"), NONE), "weights": _WEIGHTS})
+@validated({"threshold": _THRESHOLD, "weights": _WEIGHTS})
 def cohen_kappa(truth: QrelsLike, candidate: QrelsLike, *, threshold: float | None = None,
                 weights: str | None = None) -> tuple[float, int]:
     """Cohen's kappa between two qrels' labels on the documents judged in both; returns (kappa, overlap).

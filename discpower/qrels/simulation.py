@@ -43,7 +43,7 @@ import pandas as pd
 from cwla._shared import Displayed, Interval, Shown, check, count_text
 from cwla._shared import scoped
 
-from .._params import ALPHA, TRIALS, validated
+from .._params import ALPHA, COUNT, TRIALS, validated
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..stats.memory import check_memory
@@ -52,8 +52,6 @@ from ..typing import MetricLike, Progress, QrelsLike, Seed
 from .compare import QrelsComparer, compare_tests, ratio, significance_test
 from .stability import scored_candidates
 from ..stats.trials import counts_its_own
-
-_COUNT = Interval("int", 1, None)
 
 __all__ = ["KnownTruthCollection", "KnownTruthErrors", "known_truth_collection", "known_truth_errors", "CELL_BYTES",
            "ROW_BYTES"]
@@ -97,7 +95,7 @@ class KnownTruthCollection(Displayed):
 
 
 @validated({"n_topics": Interval("int", 2, None),  # an experiment draws at least 2 topics
-            "per_level": _COUNT, "docs": _COUNT, "max_grade": _COUNT,
+            "per_level": COUNT, "docs": COUNT, "max_grade": COUNT,
             "seed": SEED})
 def known_truth_collection(n_topics: int = 1000, quality: Sequence[float] = (0.5, 1.0, 1.5), per_level: int = 3,
                            docs: int = 40, max_grade: int = 3, seed: Seed = 0) -> KnownTruthCollection:
@@ -220,7 +218,7 @@ class KnownTruthErrors(Displayed):
 
 @scoped
 @counts_its_own
-@validated({"sample_topics": Interval("int", 2, None), "experiments": Interval("int", 1, None),
+@validated({"sample_topics": Interval("int", 2, None), "experiments": COUNT,
             "n_trials": TRIALS, "alpha": ALPHA, "seed": SEED})
 def known_truth_errors(population: KnownTruthCollection, candidates: Mapping[str, QrelsLike | Callable],
                        metric: MetricLike | None = None, *, sample_topics: int = 50, experiments: int = 100,

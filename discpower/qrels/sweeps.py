@@ -25,11 +25,11 @@ import attrs
 import pandas as pd
 
 from cwla import Evaluator, Metric, read_qrels
-from cwla._shared import Displayed, Interval, NONE, Shown, count_text
+from cwla._shared import Displayed, NONE, Shown, count_text
 from cwla.errors import CwlaWarning, MetricSyntaxError
 from cwla._shared import scoped
 
-from .._params import ALPHA, TRIALS, validated
+from .._params import ALPHA, COUNT, TRIALS, validated
 from .._plots import describe_test, line_style, pyplot
 from .._progress import reporter
 from ..errors import DiscpowerError
@@ -217,8 +217,7 @@ PARAMETERS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 @scoped
 @counts_its_own
-@validated({"repetitions": Interval("int", 1, None), "chunk_size": Interval("int", 1, None),
-            "worker_threads": (Interval("int", 1, None), NONE), "alpha": ALPHA, "n_trials": TRIALS, "seed": SEED})
+@validated({"repetitions": COUNT, "chunk_size": COUNT, "worker_threads": (COUNT, NONE), "alpha": ALPHA, "n_trials": TRIALS, "seed": SEED})
 def sweep(truth: Any, runs: Any, metric: Any = None, *, generators: Any = None,
           parameters: Iterable = PARAMETERS, repetitions: int = 10,
           candidates: Mapping | None = None, executor: Executor | None = None, chunk_size: int = 10,

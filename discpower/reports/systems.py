@@ -58,7 +58,7 @@ from ..stats.effects import confidence_intervals, effect_sizes
 from ..stats.family import (TestLike, adjust_family, baseline_option, callable_name, family_pairs, family_pvalues,
                              trials_per_metric, unknown_baselines)
 from ..stats.matrix import metric_matrices
-from ..stats.memory import null_trials
+from ..stats.memory import null_memory
 from ..stats.registry import REGISTRY, check_reachable, resolve, label_of
 from ..stats.trials import in_parts
 from ..stats.registry import TESTS as REGISTRY_TESTS
@@ -105,8 +105,8 @@ def _join(markers: Sequence[str]) -> str:
 
 # ----------------------------------------------------------------------------- validation
 
-def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | tuple[str, ...] | None, TestLike,
-                                                                        str | None, float, int | None, int | None]:
+def _options(baseline, test, correction, n_trials, seed) -> tuple[str | tuple[str, ...] | None, TestLike, str | None,
+                                                                 int | None, int | None]:
     """The comparison's options checked before any file is read; returns them normalised. A test name is the
     registry's (:func:`discpower.stats.registry.resolve`): ``"<test>-<correction>"`` (``"t-test-holm"``) or
     the test and ``correction`` apart."""
@@ -118,10 +118,11 @@ def _options(baseline, test, correction, alpha, n_trials, seed) -> tuple[str | t
         test = found.name
     baseline = baseline_option(baseline)
     if found is not None and found.resampling:
-        B = null_trials(n_trials)  # the plan's memory check: a test at a time, its null not kept
+        null_memory(n_trials)  # the plan's memory check: a test at a time, its null not kept
+        B = n_trials
     else:
         B, seed = None, None  # (n_trials and seed checked at the entry all the same: a bad value is a mistake)
-    return baseline, test, correction, alpha, B, seed
+    return baseline, test, correction, B, seed
 
 
 # ----------------------------------------------------------------------------- the result
@@ -575,8 +576,8 @@ def compare_scores(scores: Mapping[str, ArrayLike] | ArrayLike, *, systems: Sequ
     >>> bool(tt.pvalue_raw[0, 0, 2] == scipy.stats.ttest_rel(X.A, X.C).pvalue), tt.cell_markers()
     (True, ('', '', ''))
     """
-    baseline, test, correction, alpha, B, seed = _options(baseline, test, correction, alpha, n_trials, seed)
-    return _compared(scores, systems, topics, baseline, test, correction, alpha, B, seed, bool(plus_one))
+    baseline, test, correction, B, seed = _options(baseline, test, correction, n_trials, seed)
+    return _compared(scores, systems, topics, baseline, test, correction, alpha, B, seed, plus_one)
 
 
 def _compared(scores, systems, topics, baseline, test, correction, alpha, B, seed, plus_one) -> SystemComparison:
@@ -605,7 +606,7 @@ def _compared(scores, systems, topics, baseline, test, correction, alpha, B, see
         array.setflags(write=False)  # plain data that stays as computed
     return SystemComparison(
         metrics=labels, systems=names, topics=topic_names, markers=marker_labels(m), baseline=baseline, test=test,
-        correction=correction, alpha=alpha, n_trials=B, seed=seed, plus_one=bool(plus_one), **arrays,
+        correction=correction, alpha=alpha, n_trials=B, seed=seed, plus_one=plus_one, **arrays,
     )
 
 
@@ -748,7 +749,7 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
     | System | nDCG@10 | P@5 |
     """
     # checked before anything is read; a seed of None or a Generator becomes the int that is recorded
-    baseline, test, correction, alpha, B, seed = _options(baseline, test, correction, alpha, n_trials, seed)
+    baseline, test, correction, B, seed = _options(baseline, test, correction, n_trials, seed)
     if not isinstance(qrels, (Evaluation, cwla.Collection)) and not isinstance(runs, Evaluator) \
             and (runs is None or metrics is None):
         raise DiscpowerError(f"compare_systems: give the runs and the metrics (e.g. ['nDCG@10']) with the "
@@ -759,4 +760,4 @@ def compare_systems(qrels: QrelsLike | Collection | Evaluation, runs: RunsLike |
                              f"({', '.join(map(repr, ev.runs))})")
     unknown_baselines(baseline, ev.runs, "runs")
     scores = {label: ev.scores(label) for label in ev.labels}  # labelled: runs x topics
-    return _compared(scores, ev.runs, ev.topics, baseline, test, correction, alpha, B, seed, bool(plus_one))
+    return _compared(scores, ev.runs, ev.topics, baseline, test, correction, alpha, B, seed, plus_one)

@@ -50,7 +50,6 @@ import pandas as pd
 from cwla._shared import NONE, Interval, Options, check, scoped
 
 from .._params import ALPHA, TRIALS, count, validated
-from .._params import n_trials as trials_value
 from .._progress import reporter
 from ..errors import DiscpowerError
 from ..typing import Matrix, Progress, Seed
@@ -343,7 +342,7 @@ def simulated_power(X: Matrix, sizes: Sequence[int], *, min_diff: float, test: s
     population[:, b] -= min_diff / 2
     trials = None
     if resamples(test):
-        trials = trials_value(n_trials)
+        trials = n_trials
         check_memory(NULL_BYTES * trials, f"n_trials={trials:,} (a null distribution of {NULL_BYTES} bytes a "
                      f"trial)", "use fewer trials")
     rows = []

@@ -42,7 +42,7 @@ from cwla._shared import FLAG, jit
 from .._params import TRIALS, validated
 from ..typing import Matrix, Seed
 from .matrix import finite_sums, score_matrix
-from .memory import null_trials
+from .memory import null_memory
 from .result import PairwiseTest
 from .rng import SEED, next_u64, shuffle, trial_state
 from .trials import in_slices
@@ -162,8 +162,8 @@ def randomised_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, sy
     """
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "randomised max-t test", squares=True)
-    B = null_trials(n_trials)
-    return max_t_test(X, names, B, seed, plus_one=plus_one)
+    null_memory(n_trials)  # the trials themselves are checked at the entry
+    return max_t_test(X, names, n_trials, seed, plus_one=plus_one)
 
 
 def _observed(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -303,8 +303,8 @@ def permutation_max_t(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *, s
     """
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "studentised-permutation max-t test", squares=True)
-    B = null_trials(n_trials)
-    return perm_max_t_test(X, names, B, seed, plus_one=plus_one)
+    null_memory(n_trials)  # the trials themselves are checked at the entry
+    return perm_max_t_test(X, names, n_trials, seed, plus_one=plus_one)
 
 
 def perm_max_t_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:

@@ -84,9 +84,9 @@ def null_memory(count: int, what: str = _TRIALS, tests: int = 1) -> None:
                  "use fewer trials", per_unit=NULL_BYTES * tests)
 
 
-def null_trials(value: object, what: str = _TRIALS) -> int:
+def null_trials(value: object) -> int:
     """A checked number of trials (:func:`discpower._params.n_trials`) whose null distribution fits in memory
     (:func:`null_memory`): the check of a test that runs alone."""
     trials = count(value, "n_trials")
-    null_memory(trials, what)  # first: a count that does not fit gets the memory advice
+    null_memory(trials)  # first: a count that does not fit gets the memory advice
     return n_trials(trials)

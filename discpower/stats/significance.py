@@ -40,7 +40,7 @@ from ..errors import DiscpowerError
 from ..typing import ArrayLike, Matrix, Seed
 from .matrix import finite_sums, float_array, score_matrix
 from .corrections import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_correction
-from .memory import null_trials
+from .memory import null_memory, null_trials
 from .ptukey import studentized_range_sf
 from .result import PairwiseTest
 from .rng import SEED, SEED_AS_GIVEN, next_below, seed_value, trial_state
@@ -516,8 +516,8 @@ def paired_bootstrap(x: ArrayLike, y: ArrayLike | None = None, *, n_trials: int 
     """
     X, names = _two_systems(x, y, systems, "paired_bootstrap")
     finite_sums(X, "paired bootstrap", squares=True)
-    B = null_trials(n_trials)
-    return bootstrap_test(X, names, B, seed, plus_one=plus_one)
+    null_memory(n_trials)  # the trials themselves are checked at the entry
+    return bootstrap_test(X, names, n_trials, seed, plus_one=plus_one)
 
 
 def bootstrap_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING
 import attrs
 import numpy as np
 
-from cwla._shared import (FLAG, NONE, Displayed, Interval, Options, Shown, check, count_text, grid, jit, legend,
-                          short_labels)
+from cwla._shared import FLAG, NONE, Displayed, Interval, Options, Shown, count_text, grid, jit, legend, short_labels
 from cwla._shared import escape as _tex
 from cwla.errors import CwlaWarning
 
@@ -42,7 +41,7 @@ from ..typing import ArrayLike
 from .matrix import float_array, score_array
 
 __all__ = ["kendall_tau_b", "tau_ap", "tau_confidence_interval", "ranking_similarity", "RankingSimilarity",
-           "tau_b", "tau_b_matrix", "check_tie_tolerance", "TIE_TOLERANCE", "FIELLER_VARIANCE"]
+           "tau_b", "tau_b_matrix", "TIE_TOLERANCE", "FIELLER_VARIANCE"]
 
 #: Two mean scores closer than this count as tied in :func:`ranking_similarity` and the split-half consistency.
 from .tukey import TIE_TOLERANCE  # noqa: E402  (one tie tolerance for the package)
@@ -140,15 +139,6 @@ def _pair(a, b, min_n=2):
 A_TIE_TOLERANCE = Interval("real", 0, None)
 #: a confidence level
 A_LEVEL = Interval("real", 0, 1, closed="neither", text="a confidence level in the open interval (0, 1)")
-
-
-def check_tie_tolerance(value) -> float:
-    """The ``tie_tolerance`` parameter, checked: a finite number >= 0."""
-    return check(value, "tie_tolerance", A_TIE_TOLERANCE, error=DiscpowerError)
-
-
-def _level(value) -> float:
-    return check(value, "level", A_LEVEL, error=DiscpowerError)
 
 
 # --------------------------------------------------------------------------- public functions

@@ -27,7 +27,7 @@ from cwla._shared import FLAG, jit
 from .._params import TRIALS, validated
 from ..typing import Matrix, Seed
 from .matrix import finite_sums, score_matrix
-from .memory import null_trials
+from .memory import null_memory
 from .result import PairwiseTest
 from .rng import SEED, shuffle, trial_state
 from .trials import in_slices
@@ -134,8 +134,8 @@ def randomised_tukey_hsd(X: Matrix, n_trials: int = 10_000, seed: Seed = None, *
     """
     X, names = score_matrix(X, systems=systems)
     finite_sums(X, "randomised Tukey HSD")
-    B = null_trials(n_trials)
-    return tukey_test(X, names, B, seed, plus_one=plus_one)
+    null_memory(n_trials)  # the trials themselves are checked at the entry
+    return tukey_test(X, names, n_trials, seed, plus_one=plus_one)
 
 
 def tukey_test(X: np.ndarray, systems: tuple, n_trials: int, seed: int, *, plus_one: bool = True) -> PairwiseTest:
