@@ -39,6 +39,83 @@ def _recall_cut(x, R, convention):
 
 
 @jit()
+def _kind(kinds, code, upper):
+    """What grade code ``code`` is (:func:`kind_table`); ``upper``: an unjudged document is relevant."""
+    kind = kinds[code]
+    return REL if upper and kind == UNJUDGED else kind
+
+
+@jit()
+def _relevant(codes, start, n, kinds, upper, kk):
+    """(hits, found, nonrel) of ``codes[start:start + n]``: the relevant documents in the top kk and in the
+    whole ranking, and the judged non-relevant ones (0 <= grade < level)."""
+    hits = 0.0
+    found = 0.0
+    nonrel = 0.0
+    for i in range(n):
+        kind = _kind(kinds, codes[start + i], upper)
+        if kind == REL:
+            found += 1.0
+            if i < kk:
+                hits += 1.0
+        elif kind == NONREL:
+            nonrel += 1.0
+    return hits, found, nonrel
+
+
+@jit()
+def _bpref(codes, start, n, kinds, upper, R, N):
+    """trec_eval's bpref (Buckley & Voorhees 2004): (1 / R) sum over the relevant retrieved of
+    1 - min(nonrel above, R) / min(N, R) (1 with no judged non-relevant document above)."""
+    total = 0.0
+    nonrel = 0.0
+    for i in range(n):
+        kind = _kind(kinds, codes[start + i], upper)
+        if kind == REL:
+            total += 1.0 - min(nonrel, R) / min(N, R) if nonrel > 0.0 else 1.0
+        elif kind == NONREL:
+            nonrel += 1.0
+    return total / R if R > 0.0 else 0.0
+
+
+@jit()
+def _inf_ap(codes, start, n, kinds, upper, R):
+    """trec_eval's infAP (Yilmaz & Aslam 2006): (1 / R) sum over the relevant retrieved of the expected
+    precision above them, with trec_eval's epsilon 1e-5."""
+    total = 0.0
+    found = 0.0
+    nonrel = 0.0  # judged non-relevant so far (0 <= grade < level)
+    negative = 0.0  # grade < 0 so far
+    for i in range(n):
+        kind = _kind(kinds, codes[start + i], upper)
+        if kind == REL:
+            found += 1.0
+            if i == 0:
+                total += 1.0
+            else:
+                j = float(i)
+                total += 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((found - 1.0 + nonrel + negative) / j) * \
+                    ((found - 1.0 + 0.00001) / (found - 1.0 + nonrel + 2.0 * 0.00001))
+        elif kind == NONREL:
+            nonrel += 1.0
+        elif kind == NEGATIVE:
+            negative += 1.0
+    return total / R if R > 0.0 else 0.0
+
+
+@jit()
+def _bin_g(codes, start, n, kinds, upper, R):
+    """trec_eval's binG: (1 / R) sum over the relevant retrieved of 1 / log2(2 + i - found + 1) (i from 0)."""
+    total = 0.0
+    found = 0.0
+    for i in range(n):
+        if _kind(kinds, codes[start + i], upper) == REL:
+            found += 1.0
+            total += 1.0 / math.log2(2.0 + i - found + 1.0)
+    return total / R if found > 0.0 and R > 0.0 else 0.0
+
+
+@jit()
 def _interpolated(codes, start, n, kinds, upper, need):
     """The best precision at any rank at or below the one where the ``need``-th relevant document is found
     (0 if fewer are retrieved; need = 0: the first relevant rank)."""
@@ -46,8 +123,7 @@ def _interpolated(codes, start, n, kinds, upper, need):
     best = 0.0
     reached = need == 0
     for i in range(n):
-        kind = kinds[codes[start + i]]
-        if kind == REL or (upper and kind == UNJUDGED):
+        if _kind(kinds, codes[start + i], upper) == REL:
             found += 1.0
             if found >= need:
                 reached = True
@@ -104,24 +180,9 @@ def count_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
         return _interpolated(codes, start, n, kinds, upper, _recall_cut(fpar, R, int(fp[1])))
     if code == RPREC:
         kk = int(R) if R < n else n
-    hits = 0.0  # relevant in the top kk
-    found = 0.0  # relevant in the whole ranking
-    nonrel = 0.0  # judged non-relevant so far (0 <= grade < level)
-    bpref = 0.0
-    for i in range(n):
-        kind = kinds[codes[start + i]]
-        if upper and kind == UNJUDGED:
-            kind = REL
-        if kind == REL:
-            found += 1.0
-            if i < kk:
-                hits += 1.0
-            if code == BPREF:
-                bpref += 1.0 - min(nonrel, R) / min(N, R) if nonrel > 0.0 else 1.0
-        elif kind == NONREL:
-            nonrel += 1.0
     if code == BPREF:
-        return bpref / R if R > 0.0 else 0.0
+        return _bpref(codes, start, n, kinds, upper, R, N)
+    hits, found, _ = _relevant(codes, start, n, kinds, upper, kk)
     if code == NUMRELRET:
         return found
     if code == RECALL or code == RPREC:
@@ -174,8 +235,7 @@ def trec_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
         other = 0.0
         above = 0.0
         for i in range(kk):
-            kind = kinds[codes[start + i]]
-            if kind == REL or (upper and kind == UNJUDGED):
+            if _kind(kinds, codes[start + i], upper) == REL:
                 rel_seen += 1.0
                 above += other
             else:
@@ -183,41 +243,15 @@ def trec_ranking(codes, start, n, kinds, R, N, code, k, fp, upper):
         if rel_seen == 0.0:
             return 0.0
         return 1.0 - above / (other * rel_seen) if other > 0.0 else 1.0
+    if code == INFAP:
+        return _inf_ap(codes, start, n, kinds, upper, R)
+    if code == BING:
+        return _bin_g(codes, start, n, kinds, upper, R)
     cut = 0
     if code == RPREC_MULT:
         cut = int(fpar * R + 0.9)
         kk = cut if cut < n else n
-    hits = 0.0  # relevant in the top kk
-    found = 0.0  # relevant in the whole ranking
-    nonrel = 0.0  # judged non-relevant so far (0 <= grade < level)
-    negative = 0.0  # grade < 0 so far
-    inf_ap = 0.0
-    bin_g = 0.0
-    for i in range(n):
-        kind = kinds[codes[start + i]]
-        if upper and kind == UNJUDGED:
-            kind = REL
-        if kind == REL:
-            found += 1.0
-            if i < kk:
-                hits += 1.0
-            if code == BING:
-                bin_g += 1.0 / math.log2(2.0 + i - found + 1.0)
-            elif code == INFAP:
-                if i == 0:
-                    inf_ap += 1.0
-                else:  # Yilmaz & Aslam's expected precision above rank i + 1, trec_eval's epsilon 1e-5
-                    j = float(i)
-                    inf_ap += 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((found - 1.0 + nonrel + negative) / j) * \
-                        ((found - 1.0 + 0.00001) / (found - 1.0 + nonrel + 2.0 * 0.00001))
-        elif kind == NONREL:
-            nonrel += 1.0
-        elif kind == NEGATIVE:
-            negative += 1.0
-    if code == INFAP:
-        return inf_ap / R if R > 0.0 else 0.0
-    if code == BING:
-        return bin_g / R if found > 0.0 and R > 0.0 else 0.0
+    hits, found, nonrel = _relevant(codes, start, n, kinds, upper, kk)
     if code == NUMNONREL:
         return nonrel
     if code == RPREC_MULT:
@@ -325,23 +359,17 @@ def gain_ranking(codes, start, n, gain, ig, ic, code, fpar, lo, span, R):
         got = 0.0
         ideal = 0.0
         cost = 0.0
-        i = 0
-        while i < n and best > 0.0:
+        for i in range(n):
             g = gain[codes[start + i]]
             got += g
-            best, cur, at = _ideal_gain(ig, ic, cur, at)
-            ideal += best
-            cost += best if best >= 1.0 else 1.0
+            if best > 0.0:  # the ideal ranking's next document costs its gain, at least 1
+                best, cur, at = _ideal_gain(ig, ic, cur, at)
+                ideal += best
+                cost += best if best >= 1.0 else 1.0
+            else:
+                cost += 1.0
             if g != 0.0:
                 result += g / math.log2(2.0 + cost - got)
-            i += 1
-        while i < n:
-            g = gain[codes[start + i]]
-            got += g
-            cost += 1.0
-            if g != 0.0:
-                result += g / math.log2(2.0 + cost - got)
-            i += 1
         while best > 0.0:
             best, cur, at = _ideal_gain(ig, ic, cur, at)
             ideal += best
@@ -377,37 +405,25 @@ def gain_ranking(codes, start, n, gain, ig, ic, code, fpar, lo, span, R):
     total = 0.0
     changes = 0.0
     old = best
+    stop = n  # the rank after which the ideal ranking has no more gain, where that is inside the ranking
     i = 0
-    while i < n and best > 0.0:
-        g = gain[codes[start + i]]
-        best, cur, at = _ideal_gain(ig, ic, cur, at)
-        if old != best:
-            if ideal > 0.0:
-                total += dcg / ideal
-                changes += 1.0
-            old = best
+    while i < n or best > 0.0:
+        if best > 0.0:
+            best, cur, at = _ideal_gain(ig, ic, cur, at)
+            if old != best:
+                if ideal > 0.0:
+                    total += dcg / ideal
+                    changes += 1.0
+                old = best
+            if best > 0.0:
+                ideal += best / math.log2(i + 2.0)
+            else:
+                stop = i + 1
+        g = gain[codes[start + i]] if i < n else 0.0
         if g != 0.0:
             dcg += g / math.log2(i + 2.0)
-        if best > 0.0:
-            ideal += best / math.log2(i + 2.0)
         i += 1
-    if i < n:
-        while i < n:
-            g = gain[codes[start + i]]
-            if g != 0.0:
-                dcg += g / math.log2(i + 2.0)
-            i += 1
-        if ideal > 0.0:
-            total += dcg / ideal
-            changes += 1.0
-    while best > 0.0:
-        best, cur, at = _ideal_gain(ig, ic, cur, at)
-        if old != best:
-            if ideal > 0.0:
-                total += dcg / ideal
-                changes += 1.0
-            old = best
-        if best > 0.0:
-            ideal += best / math.log2(i + 2.0)
-        i += 1
+    if stop < n and ideal > 0.0:  # the end of a ranking longer than the ideal one
+        total += dcg / ideal
+        changes += 1.0
     return total / changes if changes > 0.0 else 0.0
