@@ -379,15 +379,17 @@ class _Serialised:
         return getattr(self.dispatcher, name)
 
 
-def jit(*, parallel=False, cache=True):
+def jit(*, parallel=False, cache=True, inline=False):
     """numba's ``njit`` with cwla's options, cached in :func:`cache_dir` (uncached if None, or ``cache=False``).
+    ``inline``: a helper of a hot loop, inlined into its callers by numba (``inline="always"``), not left to LLVM.
 
     A parallel kernel comes wrapped so that it is safe to call from several threads under
     every threading layer (:class:`_Serialised`); the others are plain numba dispatchers.
     """
 
     def decorate(func):
-        dispatcher = numba.njit(cache=False, error_model="numpy", parallel=parallel, nogil=True)(func)
+        dispatcher = numba.njit(cache=False, error_model="numpy", parallel=parallel, nogil=True,
+                                 inline="always" if inline else "never")(func)
         if _CACHE_DIR is not None and cache:
             # what numba's enable_caching() does, with our locator instead of numba's
             dispatcher._cache = _Cache(dispatcher.py_func)

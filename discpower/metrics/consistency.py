@@ -39,7 +39,7 @@ from ..errors import DiscpowerError
 from ..stats.matrix import score_array
 from ..stats.memory import NULL_BYTES, check_memory
 from ..stats.result import PairwiseTest
-from ..stats.rng import SEED, mix, shuffle, trial_state
+from ..stats.rng import SEED, mix, n_tasks, shuffle, task_span, trial_state
 from ..stats.similarity import A_TIE_TOLERANCE, TIE_TOLERANCE, tau_b
 from ..stats.trials import counted_by, in_slices
 from ..stats.tukey import column_sums, tukey_test
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["split_half_consistency", "split_half", "SplitHalfConsistency", "topic_split", "split_half_memory",
            "compact_ranks", "beats"]
 
-_CHUNK = 16  # splits per parallel task: a fixed size, so the work split never depends on the threads
+_SPLITS_PER_TASK = 16  # splits per parallel task (their own, smaller than TRIALS_PER_TASK: a split costs more)
 #: XORed into the split seed to derive the seed of the Tukey HSD (an independent stream family)
 _TUKEY_SALT = np.uint64(0x7F4A7C159E3779B9)
 
@@ -90,14 +90,13 @@ def _split_half_taus_into(V, tol, seed, b0, out):
     """out[k, m] = tau-b between the halves' run rankings of metric m under split b0 + k."""
     n_metrics, n_runs, n = V.shape
     h = n // 2
-    nb = out.shape[0]
-    n_chunks = (nb + _CHUNK - 1) // _CHUNK
-    for c in prange(n_chunks):
+    for c in prange(n_tasks(out.shape[0], _SPLITS_PER_TASK)):
         perm = np.empty(n, dtype=np.int64)
         first = np.empty(n, dtype=np.bool_)
         mean1 = np.empty(n_runs)
         mean2 = np.empty(n_runs)
-        for k in range(c * _CHUNK, min((c + 1) * _CHUNK, nb)):
+        start, end = task_span(c, out.shape[0], _SPLITS_PER_TASK)
+        for k in range(start, end):
             _draw_split(seed, b0 + k, h, perm, first)
             for m in range(n_metrics):
                 for r in range(n_runs):

@@ -44,13 +44,11 @@ from ..typing import Matrix, Seed
 from .matrix import finite_sums, score_matrix
 from .memory import null_memory
 from .result import PairwiseTest
-from .rng import SEED, next_u64, shuffle, trial_state
+from .rng import SEED, n_tasks, next_u64, task_span, trial_stream
 from .trials import in_slices
-from .tukey import column_sums, exceedance_pvalues
+from .tukey import column_sums, exceedance_pvalues, relabelled_sums
 
 __all__ = ["randomised_max_t", "max_t_test", "permutation_max_t", "perm_max_t_test"]
-
-_CHUNK = 64  # trials per parallel task: a fixed size, so the work split never depends on the threads
 
 
 @jit()
@@ -75,14 +73,11 @@ def null_maxima_into(X, W, seed, b0, out):
     """out[k] = max_{i<j} |S*_i - S*_j| W[i, j] for trial b = b0 + k, each topic's row sign-flipped with
     probability 1/2 (one bit of trial b's stream per topic)."""
     n, m = X.shape
-    n_out = out.shape[0]
-    n_chunks = (n_out + _CHUNK - 1) // _CHUNK
-    for c in prange(n_chunks):
+    for c in prange(n_tasks(out.shape[0])):
         S = np.empty(m)
-        for k in range(c * _CHUNK, min((c + 1) * _CHUNK, n_out)):
-            state = trial_state(seed, b0 + k)
-            bits = np.uint64(0)
-            have = 0
+        first, end = task_span(c, out.shape[0])
+        for k in range(first, end):
+            state, bits, have = trial_stream(seed, b0 + k)
             for j in range(m):
                 S[j] = 0.0
             for t in range(n):
@@ -200,24 +195,14 @@ def permutation_maxima_into(X, seed, b0, out):
     of squares is 0). O(n m) for the permuted sums, O(n m^2 / 2) for the pairs' sums of squares: unlike a
     sign flip, a permutation changes every pair's variance."""
     n, m = X.shape
-    n_out = out.shape[0]
-    n_chunks = (n_out + _CHUNK - 1) // _CHUNK
-    for c in prange(n_chunks):
+    for c in prange(n_tasks(out.shape[0])):
         perm = np.empty(m, dtype=np.int64)
         Y = np.empty((n, m))
         S = np.empty(m)
         Q = np.empty(m)
-        for k in range(c * _CHUNK, min((c + 1) * _CHUNK, n_out)):
-            state = trial_state(seed, b0 + k)
-            for j in range(m):
-                perm[j] = j
-                S[j] = 0.0
-            for t in range(n):
-                state = shuffle(perm, state)
-                for j in range(m):
-                    y = X[t, perm[j]]
-                    Y[t, j] = y
-                    S[j] += y
+        first, end = task_span(c, out.shape[0])
+        for k in range(first, end):
+            relabelled_sums(X, seed, b0 + k, perm, S, Y)
             best = 0.0
             for i in range(m - 1):
                 for j in range(i + 1, m):

@@ -112,6 +112,13 @@ def trial_state(seed, b):
     return mix(np.uint64(seed) ^ (np.uint64(b) * _TRIAL) ^ _GOLDEN)
 
 
+@jit(inline=True)
+def trial_stream(seed, b):
+    """Trial b's stream with its buffer of random bits empty: ``(state, bits, have)``, as :func:`next_below`
+    reads them (``have``: the units of ``bits`` left, none yet)."""
+    return trial_state(seed, b), np.uint64(0), 0
+
+
 @jit()
 def next_u64(state):
     """Advance the stream: (new state, 64 random bits)."""
@@ -134,6 +141,24 @@ def next_below(state, bits, have, k):
         have = 2
     u = bits & _LOW32
     return state, bits >> _S32, have - 1, below(u, k)
+
+
+#: trials per parallel task of a resampling kernel: a fixed size, so the split of the work never depends on the
+#: number of threads (nor, with each trial's own stream, the numbers)
+TRIALS_PER_TASK = 64
+
+
+@jit(inline=True)
+def n_tasks(n_trials, per_task=TRIALS_PER_TASK):
+    """The parallel tasks of ``per_task`` trials each that ``n_trials`` trials make (the last one shorter)."""
+    return (n_trials + per_task - 1) // per_task
+
+
+@jit(inline=True)
+def task_span(c, n_trials, per_task=TRIALS_PER_TASK):
+    """``(first, end)``: task c's trials are first..end-1 of the ``n_trials``."""
+    first = c * per_task
+    return first, min(first + per_task, n_trials)
 
 
 @jit()

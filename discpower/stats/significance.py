@@ -43,7 +43,7 @@ from .corrections import CORRECTION_NAMES, CORRECTIONS, adjust_pvalues, check_co
 from .memory import null_memory, null_trials
 from .ptukey import studentized_range_sf
 from .result import PairwiseTest
-from .rng import SEED, SEED_AS_GIVEN, next_below, seed_value, trial_state
+from .rng import SEED, SEED_AS_GIVEN, n_tasks, next_below, seed_value, task_span, trial_stream
 from .trials import in_slices
 from .tukey import TIE_TOLERANCE, column_sums, exceedance_pvalues, null_ranges
 
@@ -53,8 +53,7 @@ __all__ = ["fisher_test", "mean_diff", "bootstrap_test", "paired_t_test", "param
 
 #: the largest number of topics for which ``fisher_randomisation(exact=True)`` enumerates the 2^n sign flips
 MAX_EXACT_TOPICS = 24
-_CHUNK = 64  # trials per parallel task (fixed, so the split of the work never depends on the threads)
-_EXACT_CHUNK = 4096  # sign-flip masks per parallel task of the exact test
+_MASKS_PER_TASK = 4096  # sign-flip masks per parallel task of the exact test
 _CORRECTIONS = (None, "holm", "bonferroni")  # those of paired_t_test
 
 
@@ -289,11 +288,11 @@ def _exact_flip_count(X, threshold):
     """#{masks in [0, 2^n) : |S0 - S1| / n >= threshold}, topic t's scores swapped where bit t is set."""
     n = X.shape[0]
     total = np.int64(1) << np.int64(n)
-    n_chunks = (total + _EXACT_CHUNK - 1) // _EXACT_CHUNK
-    counts = np.zeros(n_chunks, dtype=np.int64)
-    for c in prange(n_chunks):
+    counts = np.zeros(n_tasks(total, _MASKS_PER_TASK), dtype=np.int64)
+    for c in prange(counts.shape[0]):
         k = np.int64(0)
-        for mask in range(c * _EXACT_CHUNK, min((c + 1) * _EXACT_CHUNK, total)):
+        first, end = task_span(c, total, _MASKS_PER_TASK)
+        for mask in range(first, end):
             s0 = 0.0
             s1 = 0.0
             for t in range(n):
@@ -411,15 +410,12 @@ def fisher_test(X: np.ndarray, systems: tuple, n_trials: int | None, seed: int |
 def bootstrap_null_into(w, seed, b0, out):
     """out[b] = |z*| of trial b0 + b: z of a with-replacement sample of w (0 if the sample is constant)."""
     n = w.shape[0]
-    n_out = out.shape[0]
-    n_chunks = (n_out + _CHUNK - 1) // _CHUNK
     root_n = math.sqrt(n)
-    for c in prange(n_chunks):
+    for c in prange(n_tasks(out.shape[0])):
         sample = np.empty(n)
-        for b in range(c * _CHUNK, min((c + 1) * _CHUNK, n_out)):
-            state = trial_state(seed, b0 + b)
-            bits = np.uint64(0)
-            have = 0
+        first, end = task_span(c, out.shape[0])
+        for b in range(first, end):
+            state, bits, have = trial_stream(seed, b0 + b)
             total = 0.0
             for k in range(n):
                 state, bits, have, j = next_below(state, bits, have, n)

@@ -29,14 +29,13 @@ from ..typing import Matrix, Seed
 from .matrix import finite_sums, score_matrix
 from .memory import null_memory
 from .result import PairwiseTest
-from .rng import SEED, shuffle, trial_state
+from .rng import SEED, n_tasks, shuffle, task_span, trial_state
 from .trials import in_slices
 
 __all__ = ["randomised_tukey_hsd", "tukey_test", "TIE_TOLERANCE"]
 
 #: d_ij and r_b closer than this count as a tie (scores sit on grids)
 TIE_TOLERANCE = 1e-10
-_CHUNK = 64  # trials per parallel task: a fixed size, so the work split never depends on the threads
 
 
 @jit()
@@ -50,24 +49,37 @@ def column_sums(X):
     return S
 
 
+@jit(inline=True)
+def relabelled_sums(X, seed, b, perm, S, Y):
+    """Trial b of the relabelling: each topic's row of X permuted across the systems, topic by topic in topic
+    order, the permutation ``perm`` shuffled further from trial b's stream for each (from the identity);
+    ``S[j] = sum_t X[t, perm_t[j]]``, summed in topic order, and, where Y has rows, ``Y[t, j] = X[t, perm_t[j]]``."""
+    n, m = X.shape
+    keep = Y.shape[0] > 0
+    for j in range(m):
+        perm[j] = j
+        S[j] = 0.0
+    state = trial_state(seed, b)
+    for t in range(n):
+        state = shuffle(perm, state)
+        for j in range(m):
+            y = X[t, perm[j]]
+            S[j] += y
+            if keep:
+                Y[t, j] = y
+
+
 @jit(parallel=True)
 def null_ranges_into(X, seed, b0, out):
     """out[k] = r_b = (max_j S*_j - min_j S*_j) / n for trial b = b0 + k, each row of X permuted."""
     n, m = X.shape
-    n_out = out.shape[0]
-    n_chunks = (n_out + _CHUNK - 1) // _CHUNK
-    for c in prange(n_chunks):
+    for c in prange(n_tasks(out.shape[0])):
         perm = np.empty(m, dtype=np.int64)
         S = np.empty(m)
-        for k in range(c * _CHUNK, min((c + 1) * _CHUNK, n_out)):
-            state = trial_state(seed, b0 + k)
-            for j in range(m):
-                perm[j] = j
-                S[j] = 0.0
-            for t in range(n):
-                state = shuffle(perm, state)
-                for j in range(m):
-                    S[j] += X[t, perm[j]]
+        none = np.empty((0, m))
+        first, end = task_span(c, out.shape[0])
+        for k in range(first, end):
+            relabelled_sums(X, seed, b0 + k, perm, S, none)
             lo = S[0]
             hi = S[0]
             for j in range(1, m):

@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 import naive_discpower as naive
 from discpower import DiscpowerError, PairwiseTest, randomised_tukey_hsd
 from discpower.stats.significance import fisher_randomisation, paired_bootstrap
-from discpower.stats.tukey import TIE_TOLERANCE, exceedance_pvalues
+from discpower.stats.tukey import TIE_TOLERANCE, exceedance_pvalues, relabelled_sums
 
 X51 = naive.table_5_1()
 PAIRS = [(0, 1), (0, 2), (1, 2)]
@@ -340,3 +340,28 @@ def test_trials_beyond_the_limit_are_a_clear_error(monkeypatch):
     with pytest.raises(DiscpowerError, match=r"The 'n_trials' parameter must be at most 1,000,000,000 \(the null "
                                              r"distribution is kept in memory\)\. Got 10000000000000 instead\."):
         randomised_tukey_hsd(X, 10**13)
+
+
+@given(X=hnp.arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(2, 6)), elements=st.floats(0, 1)),
+       b=st.integers(0, 10**6))
+def test_a_relabelling_trial_permutes_each_row_and_sums_in_topic_order(X, b):
+    n, m = X.shape
+    perm, S, Y = np.empty(m, dtype=np.int64), np.empty(m), np.empty((n, m))
+    relabelled_sums(X, np.uint64(11), b, perm, S, Y)
+    assert all(sorted(Y[t]) == sorted(X[t]) for t in range(n))
+    sums = np.zeros(m)
+    for t in range(n):
+        sums += Y[t]
+    assert np.array_equal(S, sums)
+    S_only = np.empty(m)
+    relabelled_sums(X, np.uint64(11), b, perm, S_only, np.empty((0, m)))  # no rows: the sums alone, the same
+    assert np.array_equal(S_only, S)
+
+
+def test_the_tukey_null_is_the_range_of_each_trials_relabelled_sums():
+    X = np.random.default_rng(5).random((9, 4))
+    res = randomised_tukey_hsd(X, n_trials=300, seed=21)
+    perm, S = np.empty(4, dtype=np.int64), np.empty(4)
+    for b in range(300):
+        relabelled_sums(X, np.uint64(21), b, perm, S, np.empty((0, 4)))
+        assert res.null_distribution[b] == (S.max() - S.min()) / 9
