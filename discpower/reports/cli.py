@@ -102,14 +102,53 @@ def program() -> int:
 
 
 def add_resampling_arguments(p: argparse.ArgumentParser, trials: int, trials_help: str, *,
-                             alpha: str | None = "significance level") -> None:
+                             alpha: str | None = "significance level", plus_one: bool = False) -> None:
     """The options every resampling command shares, declared once: ``--trials B`` (default ``trials``;
     ``trials_help`` says what a trial is), ``--alpha A`` (default 0.05; ``alpha`` is its help, None: no such
-    option) and ``--seed S`` (default 0)."""
+    option), ``--seed S`` (default 0) and, with ``plus_one``, ``--plus-one/--no-plus-one``."""
     p.add_argument("--trials", type=int, default=trials, metavar="B", help=f"{trials_help} (default {trials})")
     if alpha is not None:
         p.add_argument("--alpha", type=float, default=0.05, metavar="A", help=f"{alpha} (default 0.05)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    if plus_one:
+        p.add_argument("--plus-one", action=argparse.BooleanOptionalAction, default=True,
+                       help="randomised p = (count + 1) / (B + 1), never 0 (default; Phipson & Smyth 2010); "
+                            "--no-plus-one: count / B")
+
+
+def add_test_arguments(p: argparse.ArgumentParser, default: str, default_help: str, *,
+                       correction: str | None = None) -> None:
+    """``--test TEST`` (default ``default``, which ``default_help`` explains) and, where ``correction`` says over
+    which comparisons it corrects, ``--correction C``: the choice of the pairwise test, declared once."""
+    p.add_argument("--test", default=default, type=_test_name, metavar="TEST",
+                   help=f"the pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a "
+                        f"correction, e.g. t-test-holm (default {default}: {default_help})")
+    if correction is not None:
+        p.add_argument("--correction", default="none", type=_correction_choice, metavar="C",
+                       help=f"multiple-comparison correction of a per-pair test's p-values {correction} (the same "
+                            f"as --test TEST-CORRECTION; none with a family-wise test): {_CORRECTION_CHOICES}")
+
+
+def add_truth_arguments(p: argparse.ArgumentParser, metrics_help: str) -> None:
+    """What the commands that compare qrels with a ground truth share, declared once: ``--truth QRELS``, the
+    ``RUN`` files, ``-m METRIC`` (default nDCG@10; ``metrics_help`` says what several give) and the scoring
+    options."""
+    p.add_argument("--truth", required=True, metavar="QRELS", action=Once, help="ground-truth qrels")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="run files")
+    p.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
+                   help=f"a metric (default nDCG@10); repeatable: {metrics_help}")
+    add_option_arguments(p)
+
+
+def add_output_argument(p: argparse.ArgumentParser, flag: str, what: str, metavar: str = "FILE") -> None:
+    """An option naming where to write ``what`` besides the report (once; never one of the inputs)."""
+    p.add_argument(flag, metavar=metavar, action=Once, help=f"also write {what}; not an input")
+
+
+def add_format_argument(p: argparse.ArgumentParser, choices: tuple = FORMATS, help: str | None = None) -> None:
+    """``--format`` (default tsv) of a command's report, declared once; ``help`` says more than the choices."""
+    p.add_argument("--format", default="tsv", choices=choices,
+                   help=help or f"{', '.join(choices[:-1])} or {choices[-1]} (default tsv)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -123,10 +162,8 @@ def _parser() -> argparse.ArgumentParser:
                                         "file: a header line of system names, then one line of scores per topic "
                                         "(tabs or spaces). Prints TSV: system_a, system_b, diff, pvalue.")
     t.add_argument("matrix", metavar="MATRIX", help="the topics x systems score matrix")
-    add_resampling_arguments(t, 10_000, "random relabellings", alpha=None)
-    t.add_argument("--plus-one", action=argparse.BooleanOptionalAction, default=True,
-                   help="p = (count + 1) / (B + 1) (default; Phipson & Smyth 2010); --no-plus-one: count / B")
-    t.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
+    add_resampling_arguments(t, 10_000, "random relabellings", alpha=None, plus_one=True)
+    add_format_argument(t)
     add_quiet_argument(t)
     t.set_defaults(func=_cmd_tukey)
 
@@ -137,38 +174,26 @@ def _parser() -> argparse.ArgumentParser:
                                         "Kendall tau-b between the metrics' system rankings.")
     add_scoring_arguments(m, default_metric=None)
     add_resampling_arguments(m, 2000, "trials of the test per metric")
-    m.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
-                   help=f"pairwise test of each metric's runs: {', '.join(NAMES)}, or a test that is not family-wise "
-                        f"with a correction (default tukey, the published meta-evaluations' test; perm-max-t holds "
-                        f"alpha under the data-based nulls)")
+    add_test_arguments(m, "tukey", "the published meta-evaluations' test; perm-max-t holds alpha under the "
+                                   "data-based nulls, docs/calibration.md")
     m.add_argument("--splits", type=int, default=1000, metavar="N", help="split-half trials (1000; 0 skips)")
     m.add_argument("--families", choices=("model", "all"), default=None,
                    help="test families: one per browsing model, or all metrics in one (default: per model "
                         "for Chen & Sakai's grid names, else all)")
-    m.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
-    m.add_argument("--figures", metavar="DIR", action=Once,
-                   help="also write asl.png and similarity.png into DIR (created if needed)")
+    add_format_argument(m)
+    add_output_argument(m, "--figures", "asl.png and similarity.png into DIR (created if needed)", "DIR")
     m.set_defaults(func=_cmd_meta)
 
     c = commands.add_parser("compare-qrels", help="compare candidate qrels with ground-truth qrels",
                             description="Score the runs under the ground truth and the candidate qrels with one "
                                         "metric, run the same test on each and print the agreement measures "
                                         "(McKechnie et al. 2025; Otero et al. 2023) as TSV: measure, value.")
-    c.add_argument("--truth", required=True, metavar="QRELS", action=Once, help="ground-truth qrels")
+    add_truth_arguments(c, "every candidate is compared under every metric, in one table with a candidate and a "
+                           "metric column")
     c.add_argument("--candidate", required=True, metavar="QRELS", action="append",
                    help="candidate qrels; repeatable (the runs are read once for all of them)")
-    c.add_argument("runs", metavar="RUN", nargs="+", help="run files")
-    c.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
-                   help="a metric (default nDCG@10); repeatable: every candidate is compared under every metric, "
-                        "in one table with a candidate and a metric column")
-    add_option_arguments(c)
-    c.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
-                   help=f"pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a correction, "
-                        f"e.g. t-test-holm (default tukey, the published qrels comparisons' test; perm-max-t holds "
-                        f"alpha under the data-based nulls, docs/calibration.md)")
-    c.add_argument("--correction", default="none", type=_correction_choice, metavar="C",
-                   help="multiple-comparison correction of a per-pair test's p-values over all pairs (the same as "
-                        "--test TEST-CORRECTION): " + _CORRECTION_CHOICES)
+    add_test_arguments(c, "tukey", "the published qrels comparisons' test; perm-max-t holds alpha under the "
+                                   "data-based nulls, docs/calibration.md", correction="over all pairs")
     add_resampling_arguments(c, 10_000, "trials of the resampling tests")
     c.add_argument("--direction-aware", action="store_true",
                    help="a pair significant under both with opposite signs counts as FP")
@@ -176,11 +201,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--kappa-weights", choices=("linear", "quadratic"), help="weighted Cohen's kappa")
     c.add_argument("--topics", choices=("common", "truth"), default="common",
                    help="common (default): test the truth on the candidate's topics too; truth: on all its topics")
-    c.add_argument("--format", default="tsv", choices=FORMATS,
-                   help="tsv (default: '#' lines saying what was computed and what each measure means, then "
+    add_format_argument(c, help="tsv (default: '#' lines saying what was computed and what each measure means, then "
                         "'measure<TAB>value'), jsonl (a header record, then one record per measure) or markdown")
-    c.add_argument("--pairs", metavar="FILE", action=Once,
-                   help="also write the pair-level detail (TSV) to FILE ('-': stdout); not an input file")
+    add_output_argument(c, "--pairs", "the pair-level detail (TSV) to FILE ('-': stdout)")
     c.set_defaults(func=_cmd_compare)
 
     w = commands.add_parser("sweep", help="compare a grid of generated candidate qrels with the ground truth",
@@ -189,11 +212,7 @@ def _parser() -> argparse.ArgumentParser:
                                         "parameter, --repetitions times, and compare each with the ground truth "
                                         "as compare-qrels does (the runs read once). Prints the mean of each "
                                         "agreement measure per generator and parameter (and metric).")
-    w.add_argument("--truth", required=True, metavar="QRELS", action=Once, help="ground-truth qrels")
-    w.add_argument("runs", metavar="RUN", nargs="+", help="run files")
-    w.add_argument("-m", "--metric", dest="metrics", metavar="METRIC", action="append",
-                   help="a metric (default nDCG@10); repeatable: a metric column")
-    add_option_arguments(w)
+    add_truth_arguments(w, "a metric column")
     w.add_argument("--generator", dest="generators", metavar="NAME", action="append", type=_generator_name,
                    help=f"a generator, repeatable: {', '.join(GENERATOR_NAMES)} (default sampling)")
     w.add_argument("--parameters", type=_parameter_list, default=None, metavar="P1,P2,...",
@@ -202,14 +221,10 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--repetitions", type=int, default=10, metavar="R", help="draws per parameter (10)")
     w.add_argument("--candidate", metavar="QRELS", action="append",
                    help="also compare these qrels as they are (e.g. LLM labels); repeatable")
-    w.add_argument("--test", default="tukey", type=_test_name, metavar="TEST",
-                   help=f"pairwise test: {', '.join(NAMES)}, or a test that is not family-wise with a correction "
-                        f"(default tukey, as compare-qrels)")
+    add_test_arguments(w, "tukey", "as compare-qrels")
     add_resampling_arguments(w, 10_000, "trials of each test")
-    w.add_argument("--format", default="tsv", choices=FORMATS, help="tsv (default), jsonl or markdown")
-    w.add_argument("--frame", metavar="FILE", action=Once,
-                   help="also write the tidy frame (one row per cell, repetition and measure) as TSV to FILE; not an "
-                        "input file")
+    add_format_argument(w)
+    add_output_argument(w, "--frame", "the tidy frame (one row per cell, repetition and measure) as TSV to FILE")
     w.set_defaults(func=_cmd_sweep)
 
     s = commands.add_parser("compare", help="compare systems: means, CIs and significance marks per metric",
@@ -223,20 +238,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="a baseline run: its name (file name without .gz) or one of the RUN files as given; "
                         "repeatable (each baseline against every other run, one family per metric); "
                         "default: compare all pairs")
-    s.add_argument("--test", default="perm-max-t", type=_test_name, metavar="TEST",
-                   help=f"the significance test: {', '.join(NAMES)}, or a test that is not family-wise with a "
-                        f"correction, e.g. t-test-holm (default perm-max-t: the studentised-permutation max-t, "
-                        f"family-wise over all pairs; tukey: the paired randomised Tukey HSD)")
-    s.add_argument("--correction", default="none", type=_correction_choice, metavar="C",
-                   help="multiple-comparison correction of the per-pair tests' p-values (statsmodels' names; bh = "
-                        "fdr_bh), per metric over the comparisons with the baselines (or all pairs); none with a "
-                        "family-wise test (perm-max-t, tukey, max-t, parametric-tukey)" + ": " + _CORRECTION_CHOICES)
+    add_test_arguments(s, "perm-max-t", "the studentised-permutation max-t, family-wise over all pairs; tukey: "
+                                        "the paired randomised Tukey HSD",
+                       correction="per metric, over the comparisons with the baselines or all pairs")
     add_resampling_arguments(s, 10_000, "trials of the resampling tests",
-                             alpha="significance level; the intervals are 1 - A")
-    s.add_argument("--plus-one", action=argparse.BooleanOptionalAction, default=True,
-                   help="randomised p = (count + 1) / (B + 1), never 0 (default); --no-plus-one: count / B")
-    s.add_argument("--format", default="tsv", choices=("tsv", "jsonl", "markdown", "latex"),
-                   help="tsv (default; '#' lines saying what was computed, then one line per metric and system), "
+                             alpha="significance level; the intervals are 1 - A", plus_one=True)
+    add_format_argument(s, ("tsv", "jsonl", "markdown", "latex"),
+                        help="tsv (default; '#' lines saying what was computed, then one line per metric and system), "
                         "jsonl, markdown or latex (a table float)")
     s.add_argument("--ci", action="store_true",
                    help="markdown and latex: print each mean's 1 - alpha confidence interval (mean ± half-width)")
