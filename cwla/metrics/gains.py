@@ -77,44 +77,65 @@ class GainMap:
             )
         return out
 
+    def __str__(self) -> str:
+        """``name``, or ``name(p=v, ...)`` with the declared parameters that are set (None: unset), in order."""
+        args = [f"{p}={fmt(v)}" for p in self.params if (v := getattr(self, p)) is not None]
+        return f"{self.name}({', '.join(args)})" if args else self.name
+
 
 @attrs.frozen
-class Linear(GainMap):
+class _UpToGmax(GainMap):
+    """A map scaled by the top grade ``gmax`` (None: the collection's largest grade)."""
+
+    params: ClassVar[tuple] = ("gmax",)
+
+    gmax: float | None = attrs.field(default=None, converter=optional_float, validator=_positive)
+
+
+class _GradeByGrade(GainMap):
+    """A map given grade by grade: ``mapping`` holds sorted ``(grade, value)`` pairs; prints as
+    ``name(g:v, ...)``."""
+
+    mapping: tuple
+
+    def __str__(self) -> str:
+        return f"{self.name}(" + ", ".join(f"{fmt(g)}:{fmt(v)}" for g, v in self.mapping) + ")"
+
+
+def _pairs(function: str, value: str):
+    """The converter of a ``{grade: value}`` dict to sorted finite pairs; messages name ``function()``."""
+
+    def freeze(mapping: Mapping[float, float]) -> tuple:
+        if not isinstance(mapping, Mapping):
+            raise ParameterError(f"{function}() takes a dict {{grade: {value}}}, got {type(mapping).__name__}")
+        if not mapping:
+            raise CwlaError(f"{function}() needs at least one grade: {value} pair")
+        return tuple(sorted((finite_float(g), finite_float(v)) for g, v in mapping.items()))
+
+    return freeze
+
+
+@attrs.frozen
+class Linear(_UpToGmax):
     """``linear(gmax)``: r = max(g, 0) / gmax (gmax None: the collection's largest grade)."""
 
     name: ClassVar[str] = "linear"
-    params: ClassVar[tuple] = ("gmax",)
-
-    gmax: float | None = attrs.field(
-        default=None, converter=optional_float, validator=_positive
-    )
 
     def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         gmax = self.gmax if self.gmax is not None else (max_grade if max_grade > 0 else 1.0)
         return np.maximum(grades, 0.0) / gmax
 
-    def __str__(self) -> str:
-        return self.name if self.gmax is None else f"{self.name}(gmax={fmt(self.gmax)})"
-
 
 @attrs.frozen
-class Exponential(GainMap):
+class Exponential(_UpToGmax):
     """``exponential(gmax)``: r = (2^max(g, 0) - 1) / 2^gmax (Chapelle's ERR gains)."""
 
     name: ClassVar[str] = "exponential"
-    params: ClassVar[tuple] = ("gmax",)
-
-    gmax: float | None = attrs.field(
-        default=None, converter=optional_float, validator=_positive
-    )
 
     def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         gmax = self.gmax if self.gmax is not None else max(max_grade, 0.0)
         with np.errstate(over="ignore"):  # 2^gmax past float range: every gain 0 (and a warning about that)
             return (np.exp2(np.maximum(grades, 0.0)) - 1.0) / np.exp2(gmax)
-
-    def __str__(self) -> str:
-        return self.name if self.gmax is None else f"{self.name}(gmax={fmt(self.gmax)})"
 
 
 @attrs.frozen
@@ -136,9 +157,6 @@ class Binary(GainMap):
             raise CwlaError("binary gains without a threshold must be resolved to the evaluation's "
                              "relevance level first (Metric.resolve)")
         return (grades >= self.threshold).astype(np.float64)
-
-    def __str__(self) -> str:
-        return self.name if self.threshold is None else f"{self.name}(threshold={fmt(self.threshold)})"
 
 
 def _scaled_range(instance: object, attribute: attrs.Attribute, value: float | None) -> None:
@@ -167,27 +185,15 @@ class Scaled(GainMap):
             return np.zeros_like(grades)  # every grade at or below min_rel: no gain
         return (np.clip(grades, self.min_rel, top) - self.min_rel) / (top - self.min_rel)
 
-    def __str__(self) -> str:
-        args = [f"min_rel={fmt(self.min_rel)}"] + ([] if self.max_rel is None else [f"max_rel={fmt(self.max_rel)}"])
-        return f"{self.name}({', '.join(args)})"
-
-
-def _freeze_mapping(mapping: Mapping[float, float]) -> tuple:
-    if not isinstance(mapping, Mapping):
-        raise ParameterError(f"table() takes a dict {{grade: gain}}, got {type(mapping).__name__}")
-    if not mapping:
-        raise CwlaError("table() needs at least one grade: gain pair")
-    return tuple(sorted((finite_float(g), finite_float(v)) for g, v in mapping.items()))
-
 
 @attrs.frozen
-class Table(GainMap):
+class Table(_GradeByGrade):
     """``table({grade: gain})``: the user's gains. Every grade in the qrels must be listed."""
 
     name: ClassVar[str] = "table"
     params: ClassVar[tuple] = ()
 
-    mapping: tuple = attrs.field(converter=_freeze_mapping)
+    mapping: tuple = attrs.field(converter=_pairs("table", "gain"))
 
     def gains(self, grades: np.ndarray, max_grade: float) -> np.ndarray:
         lookup = dict(self.mapping)
@@ -199,20 +205,9 @@ class Table(GainMap):
             )
         return np.array([lookup[float(g)] for g in grades], dtype=np.float64)
 
-    def __str__(self) -> str:
-        return f"{self.name}(" + ", ".join(f"{fmt(g)}:{fmt(v)}" for g, v in self.mapping) + ")"
-
-
-def _freeze_values(mapping: Mapping[float, float]) -> tuple:
-    if not isinstance(mapping, Mapping):
-        raise ParameterError(f"regrade() takes a dict {{grade: value}}, got {type(mapping).__name__}")
-    if not mapping:
-        raise CwlaError("regrade() needs at least one grade: value pair")
-    return tuple(sorted((finite_float(g), finite_float(v)) for g, v in mapping.items()))
-
 
 @attrs.frozen
-class Regrade(GainMap):
+class Regrade(_GradeByGrade):
     """``regrade({grade: value})``: trec_eval's ``ndcg.g=v`` and ir_measures' ``nDCG(gains={g: v})``. Each
     grade listed is replaced by its value, the others keep their grade; the result is linear,
     ``max(v, 0) / max_v`` with max_v the largest value over the qrels' grades (the scale cancels in the
@@ -221,7 +216,7 @@ class Regrade(GainMap):
     name: ClassVar[str] = "regrade"
     params: ClassVar[tuple] = ()
 
-    mapping: tuple = attrs.field(converter=_freeze_values)
+    mapping: tuple = attrs.field(converter=_pairs("regrade", "value"))
 
     def values(self, grades: ArrayLike) -> np.ndarray:
         lookup = dict(self.mapping)
@@ -231,9 +226,6 @@ class Regrade(GainMap):
         values = np.maximum(self.values(grades), 0.0)
         top = values.max() if values.size else 0.0
         return values / top if top > 0 else values
-
-    def __str__(self) -> str:
-        return f"{self.name}(" + ", ".join(f"{fmt(g)}:{fmt(v)}" for g, v in self.mapping) + ")"
 
 
 #: name -> class of every gain map (the parser's table and its messages come from it)
