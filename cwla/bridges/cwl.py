@@ -43,7 +43,7 @@ import pandas as pd
 from ..metrics.aggregations import ERG, ETG
 from ..metrics.browsing import (AP, BPM, DCG, INSQ, INST, NERR8, NERR9, NERR10, NERR11, NPV, RBP, RR, SET, TBG, U, IFT,
                        IFTGoal, IFTRate, Precision)
-from ..data.files import read_bytes, text_lines
+from ..data.files import read_bytes, text_fields, text_lines
 from ..data.readers import line_fields, read_qrels, read_run
 from ..data.trec_format import QRELS_LAYOUT, RUN_LAYOUT
 from ..errors import CwlaWarning, InputError
@@ -197,10 +197,7 @@ def read_cwl_metrics(path, depth: int = 1000) -> list:
 def read_cost_file(path) -> dict:
     """cwl_eval's cost file: ``element_type cost`` a line -> {element type: cost}; costs finite and > 0."""
     costs = {}
-    for n, line in text_lines(path, "cwl_eval cost"):
-        parts = line.split()
-        if len(parts) != 2:
-            raise InputError(f"{path}, line {n}: expected 2 columns (element_type cost), found {len(parts)}")
+    for n, parts in text_fields(path, "cwl_eval cost", "element_type cost"):
         try:
             cost = float(parts[1])
         except ValueError:

@@ -143,13 +143,10 @@ def run_tag(path) -> str:
 def read_zscores(path) -> dict:
     """trec_eval's -Z file: ``topic measure mean sd`` lines -> {(topic, measure): (mean, sd)} (``nan`` is read
     as trec_eval reads it: its z-scores are then nan)."""
-    from ..data.files import text_lines
+    from ..data.files import text_fields
 
     out = {}
-    for n, line in text_lines(path, "trec_eval z-scores"):
-        fields = line.split()
-        if len(fields) != 4:
-            raise InputError(f"{path}, line {n}: expected 4 columns (topic measure mean sd), found {len(fields)}")
+    for n, fields in text_fields(path, "trec_eval z-scores", "topic measure mean sd"):
         try:
             mean, sd = float(fields[2]), float(fields[3])
         except ValueError:

@@ -331,6 +331,20 @@ def text_lines(path, what: str, *, error: type[Exception] = InputError) -> list[
     return [(n, text) for n, text in lines if text.strip()]
 
 
+def columns_of(fields: list[str], layout: str, where: str) -> list[str]:
+    """``fields``, a line's whitespace-separated fields, checked to be the columns of ``layout`` (their names,
+    space-separated); another number is refused naming ``where`` (file and line) and the layout."""
+    if len(fields) != len(layout.split()):
+        raise InputError(f"{where}: expected {len(layout.split())} columns ({layout}), found {len(fields)}")
+    return fields
+
+
+def text_fields(path, what: str, layout: str) -> list[tuple[int, list[str]]]:
+    """``(line number, fields)`` of every non-blank line of a text file of the columns of ``layout``
+    (:func:`text_lines`, :func:`columns_of`)."""
+    return [(n, columns_of(line.split(), layout, f"{path}, line {n}")) for n, line in text_lines(path, what)]
+
+
 def is_gzip(path) -> bool:
     """Whether the file at ``path`` starts with gzip's magic bytes."""
     with open(path, "rb") as f:

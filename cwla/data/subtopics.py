@@ -24,7 +24,7 @@ from .._display import Displayed, Shown, count_text
 from ..errors import CwlaWarning, InputError, ParameterError
 from ..typing import SubtopicsLike
 from .collection import Judgements
-from .files import read_bytes
+from .files import columns_of, read_bytes
 from .readers import line_fields
 
 __all__ = ["Subtopics", "read_subtopics", "SUBTOPICS_LAYOUT"]
@@ -149,8 +149,7 @@ def _read_file(path) -> pd.DataFrame:
     rows = []
     for lineno, fields in line_fields(read_bytes(path, "subtopic qrels", layout=SUBTOPICS_LAYOUT), label,
                                       comments=True):
-        if len(fields) != 4:
-            raise InputError(f"{label}, line {lineno}: expected 4 columns ({SUBTOPICS_LAYOUT}), found {len(fields)}")
+        columns_of(fields, SUBTOPICS_LAYOUT, f"{label}, line {lineno}")
         rows.append((fields[0], fields[1], fields[2], _grade(fields[3], f"{label}, line {lineno}")))
     return pd.DataFrame(rows, columns=["topic", "subtopic", "docno", "grade"])
 

@@ -8,7 +8,7 @@ import pytest
 
 import cwla
 import discpower
-from cwla.data.files import read_array, read_bytes, text_lines, text_size
+from cwla.data.files import read_array, read_bytes, text_fields, text_lines, text_size
 import re
 import stat
 from cwla.data.files import atomic_write, atomic_write_text, check_outputs
@@ -58,6 +58,15 @@ def test_text_lines_name_a_line_that_is_not_utf8(tmp_path):
         text_lines(path, "cwl_eval metrics")
     path.write_bytes(b"a\n\n b \r\nc")
     assert text_lines(path, "x") == [(1, "a"), (3, " b "), (4, "c")]
+
+
+def test_text_fields_hold_a_file_to_its_columns(tmp_path):
+    path = tmp_path / "costs.txt"
+    path.write_text("doc 1.5\n\nimage  2\n")
+    assert text_fields(path, "cwl_eval cost", "element_type cost") == [(1, ["doc", "1.5"]), (3, ["image", "2"])]
+    path.write_text("doc 1.5\nimage\n")
+    with pytest.raises(cwla.InputError, match=r"costs.txt, line 2: expected 2 columns \(element_type cost\), found 1"):
+        text_fields(path, "cwl_eval cost", "element_type cost")
 
 
 def test_check_outputs_refuses_an_input_naming_both(tmp_path):
