@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import html
 import math
-import numbers
 import re
 import textwrap
 
 import attrs
 import numpy as np
 import pandas as pd
+
+from ._latex import cell_text
 
 __all__ = ["Displayed", "Shown", "RESULT_TYPES", "short_labels", "legend", "count_text", "markdown_text", "repr_text", "html_text",
            "html_table", "REPR_LIMIT", "WIDTH", "LABEL_WIDTH", "PREVIEW_ROWS", "HTML_ROWS", "HTML_COLUMNS", "CELL_WIDTH"]
@@ -198,18 +199,8 @@ def _clip(value: object, width: int = CELL_WIDTH) -> object:
 def _number(value: object, decimals: int | None = None) -> str:
     """A cell as text: integers as integers, floats with ``decimals`` decimals (None: 4 significant
     digits), NaN empty, the rest as it prints."""
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        v = float(value)
-        if math.isnan(v):
-            return ""
-        return f"{v:.4g}" if decimals is None or not math.isfinite(v) else f"{v:.{decimals}f}"
-    if value is None or value is pd.NA:
-        return ""
-    return str(value)
+    return cell_text(value, lambda v: f"{v:.4g}" if decimals is None or not math.isfinite(v) else f"{v:.{decimals}f}",
+                     "", ("True", "False"), lambda other: "" if other is None or other is pd.NA else str(other))
 
 
 def _column(values: pd.Series) -> list[str]:

@@ -36,19 +36,28 @@ def escape(text) -> str:
     return "".join(_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def number(value, digits: int) -> str:
-    """A cell: integers as integers, floats with ``digits`` decimals, NaN as ``--``, text escaped."""
+def cell_text(value, real, nan: str, booleans: tuple[str, str], other) -> str:
+    """A table cell as text: a boolean as ``booleans`` (true, false), an integer as an integer, another real
+    number as ``real(float)`` (NaN as ``nan``), anything else as ``other(value)``; numpy's scalars as Python's."""
     if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
+        return booleans[0] if value else booleans[1]
     if isinstance(value, numbers.Integral):
         return str(int(value))
     if isinstance(value, numbers.Real):
         value = float(value)
-        if np.isnan(value):
-            return "--"
-        text = f"{value:.{digits}f}"
+        return nan if value != value else real(value)
+    return other(value)
+
+
+def number(value, digits: int) -> str:
+    """A cell: integers as integers, floats with ``digits`` decimals (-0.00 as 0.00), NaN as ``--``, text
+    escaped."""
+
+    def fixed(v: float) -> str:
+        text = f"{v:.{digits}f}"
         return "0." + "0" * digits if digits and text == "-0." + "0" * digits else text
-    return escape(value)
+
+    return cell_text(value, fixed, "--", ("true", "false"), escape)
 
 
 def tabular(frame: pd.DataFrame, digits: int = 4, *, index: bool = False) -> str:
