@@ -33,7 +33,7 @@ import numpy as np
 
 from .errors import CwlaError, ParameterError
 
-__all__ = ["check", "validate_params", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE", "PATH", "of_parameter",
+__all__ = ["check", "validate_params", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE", "PATH",
            "fmt", "strict_int", "strict_float", "finite_float", "optional_float"]
 
 
@@ -88,19 +88,6 @@ def optional_float(value: object) -> float | None:
     return None if value is None else finite_float(value)
 
 
-def of_parameter(convert: Callable[[object], object], name: str, owner: str) -> Callable[[object], object]:
-    """``convert`` (:func:`finite_float`, :func:`optional_int`, ...) as the converter of parameter ``name`` of
-    ``owner`` (an attrs field): its error names them (``'recall' of IPrec: expected a number, got 'x'``)."""
-
-    def converter(value: object) -> object:
-        try:
-            return convert(value)
-        except CwlaError as err:
-            raise type(err)(f"{name!r} of {owner}: {err}") from None
-
-    return converter
-
-
 class Constraint:
     """What a parameter may be: :meth:`accepts` says whether a value qualifies, :meth:`convert` gives the
     value the function works with, ``str()`` the rule as the message states it; :meth:`refused` lists values
@@ -119,6 +106,11 @@ class Constraint:
     def rule_for(self, value: object) -> str:
         """The rule as a message states it for ``value`` (by default the same whatever the value)."""
         return str(self)
+
+    def alternatives(self, value: object) -> list[str]:
+        """The rule as a list of what a message may offer (``["'ideal'", "'full'"]``: one ``either`` over all of
+        a parameter's constraints reads "'ideal', 'full' or None", not "'ideal' or 'full' or None")."""
+        return [self.rule_for(value)]
 
     def example(self) -> object:
         """A value this constraint accepts."""
@@ -216,8 +208,11 @@ class Options(Constraint):
     def example(self) -> object:
         return self.values[0]
 
+    def alternatives(self, value: object) -> list[str]:
+        return [self.text] if self.text else [repr(v) for v in self.values]
+
     def __str__(self) -> str:
-        return self.text or either([repr(v) for v in self.values])
+        return either(self.alternatives(None))
 
 
 @attrs.frozen
@@ -270,6 +265,9 @@ class _Flag(Constraint):
     def convert(self, value: object) -> object:
         return bool(value)
 
+    def alternatives(self, value: object) -> list[str]:
+        return ["True", "False"]
+
     def __str__(self) -> str:
         return "True or False"
 
@@ -298,9 +296,10 @@ def check(value: object, name: str, *constraints: Constraint, func: str | None =
         if constraint.accepts(value):
             return constraint.convert(value)
     if rule is None:
-        rule = either([c.rule_for(value) for c in constraints if c is not NONE] + (["None"] if NONE in constraints else []))
+        rule = either([text for c in constraints if c is not NONE for text in c.alternatives(value)]
+                      + (["None"] if NONE in constraints else []))
     where = f" of {func}" if func else ""
-    raise error(f"The {name!r} parameter{where} must be {rule}. Got {_shown(value)} instead.")
+    raise error(f"The {name!r} parameter{where} must be {rule}. Got {shown(value)} instead.")
 
 
 def optional_flag(name: str, owner: str) -> Callable[[object], bool | None]:
@@ -309,12 +308,13 @@ def optional_flag(name: str, owner: str) -> Callable[[object], bool | None]:
     def convert(value: object) -> bool | None:
         if value is None or isinstance(value, (bool, np.bool_)):
             return None if value is None else bool(value)
-        raise ParameterError(f"{name!r} of {owner} must be True, False or None: {_shown(value)}")
+        raise ParameterError(f"{name!r} of {owner} must be True, False or None: {shown(value)}")
 
     return convert
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
+    """``repr(value)``, cut at 80 characters (a message quotes what it got)."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 

@@ -7,9 +7,8 @@ the options of :func:`cwla.evaluate` (``--gain``, ``--cutoff``, ``--depth``, ``-
 from __future__ import annotations
 
 import argparse
-import math
 
-from .._validate import fmt
+from .._validate import NONE, check, fmt
 from ..errors import CwlaError
 from ..data.runset import ORDERS, TIES
 from ..metrics.gains import GAIN_MAPS
@@ -124,16 +123,15 @@ def scoring_options(args, default_metric: str | None = DEFAULT_METRIC) -> tuple[
 def evaluation_options(args) -> dict:
     """The options of :func:`cwla.evaluate` from the flags :func:`add_option_arguments` declares, checked."""
     from ..metrics.gains import Binary
+    from ..metrics.metric import METRIC_CONSTRAINTS
     from ..metrics.text import parse_gain
+    from ..scoring.evaluator import OPTION_CONSTRAINTS
 
-    for option in ("cutoff", "depth", "max_docs"):
-        value = getattr(args, option)
-        if value is not None and value != "all" and value < 1:
-            flag = "-M" if option == "max_docs" else f"--{option}"
-            raise CwlaError(f"{flag} must be an integer >= 1, got {value}")
+    declared = {**METRIC_CONSTRAINTS, **OPTION_CONSTRAINTS}
+    for option in ("cutoff", "depth", "max_docs", "rel"):  # before any file is read (the flags name them)
+        if getattr(args, option) is not None:
+            check(getattr(args, option), option, *(c for c in declared[option] if c is not NONE))
     rel = args.rel
-    if rel is not None and not (math.isfinite(rel) and rel > 0):
-        raise CwlaError(f"-l must be a finite number > 0 (the lowest relevant grade), got {rel:g}")
     gain = parse_gain(args.gain) if args.gain is not None else None
     if rel is not None and isinstance(gain, Binary) and gain.threshold is not None and gain.threshold != rel:
         raise CwlaError(f"-l {fmt(rel)} contradicts --gain {args.gain}: give one of them")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 import attrs
 import numpy as np
 
-from .._validate import Interval, fmt, strict_float, strict_int
+from .._validate import Interval, fmt, shown, strict_float, strict_int
 from ..errors import CwlaError, ParameterError
 
 __all__ = ["Param", "declare"]
@@ -53,7 +53,7 @@ class Param:
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c, _ in self.choices)
         if self.kind == "flag":
-            return "True or False" + (f" or {self.none}" if self.none else "")
+            return f"True, False or {self.none}" if self.none else "True or False"
         what = "an integer" if self.kind == "int" else "a finite number"
         if math.isinf(self.lo) and math.isinf(self.hi):
             text = what
@@ -85,6 +85,24 @@ class Param:
         if self.kind == "value":
             return self.parse(value)
         return strict_int(value) if self.kind == "int" else strict_float(value)
+
+    def field(self, owner: str, **kwargs: object) -> object:
+        """This parameter as an attrs field of ``owner``'s class: converted (:meth:`convert`; a value of the wrong
+        kind refused with :meth:`check`'s message, naming the parameter), then checked (:meth:`check`)."""
+
+        def convert(value: object, p: Param = self) -> object:
+            try:
+                return p.convert(value)
+            except CwlaError as err:
+                if p.kind == "value":  # its parser's own message, naming the parameter
+                    raise type(err)(f"{p.name!r} of {owner}: {err}") from None
+                raise ParameterError(f"'{p.name}' of {owner} must be {p.describe()}: {shown(value)}") from None
+
+        def validate(instance: object, attribute: object, value: object, p: Param = self) -> None:
+            p.check(owner, value)
+
+        convert.__annotations__ = {"value": self.annotation, "return": self.annotation}  # what __init__ shows
+        return attrs.field(default=self.default, converter=convert, validator=validate, **kwargs)
 
     def check(self, owner: str, value: object) -> None:
         if value is None and self.none:
@@ -158,16 +176,6 @@ def declare(base: type, name: str, code: int, params: Iterable[Param] = (), *, f
                          f"{', '.join(sorted(n for n in reserved if not n.startswith('_')))}, and names starting "
                          f"with _)")
 
-    def field(p: Param) -> object:
-        def validate(instance: object, attribute: object, value: object, p: Param = p) -> None:
-            p.check(text, value)
-
-        def convert(value, p: Param = p):
-            return p.convert(value)
-
-        convert.__annotations__ = {"value": p.annotation, "return": p.annotation}  # what __init__ shows
-        return attrs.field(default=p.default, converter=convert, validator=validate)
-
     def kernel_params(self: object) -> tuple[float, ...]:
         return tuple(p.kernel(getattr(self, p.name)) for p in params)
 
@@ -176,7 +184,7 @@ def declare(base: type, name: str, code: int, params: Iterable[Param] = (), *, f
             return text
         return f"{text}({', '.join(f'{p.name}={p.text(getattr(self, p.name))}' for p in params)})"
 
-    namespace = {p.name: field(p) for p in params}
+    namespace = {p.name: p.field(text) for p in params}
     namespace.update(
         __doc__=(doc or name) + f"\n\n    C/A: {formula}" + (f"\n\n    Reference: {reference}" if reference else ""),
         __str__=to_text,

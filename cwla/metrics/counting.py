@@ -105,7 +105,7 @@ from typing import ClassVar
 
 import attrs
 
-from .._validate import finite_float, fmt, of_parameter
+from .._validate import finite_float, fmt
 from ..errors import CwlaError
 from ._declare import Param
 
@@ -272,14 +272,7 @@ def _measure(cls_name: str, name: str, code: int | Callable, doc: str, *params: 
     the kernel branch ``code`` (or a function of the measure giving it), its parameters in field order,
     ``fparam`` (a function of the measure: the kernel's floats) and how the topics combine (``aggregate``)."""
 
-    def field(p: Param) -> object:
-        def validate(instance: object, attribute: object, value: object, p: Param = p) -> None:
-            p.check(cls_name, value)
-
-        return attrs.field(default=p.default, converter=of_parameter(p.convert, p.name, cls_name), validator=validate,
-                           kw_only=p.name not in _POSITIONAL)
-
-    namespace = {p.name: field(p) for p in params}
+    namespace = {p.name: p.field(cls_name, kw_only=p.name not in _POSITIONAL) for p in params}
     namespace.update(
         __doc__=doc, __module__=__name__, __qualname__=cls_name, __annotations__={p.name: p.annotation for p in params},
         name=name, aggregate=aggregate, declared=params, **class_vars,

@@ -15,39 +15,19 @@ The options ``gain``, ``cutoff``, ``depth``, ``stop``, ``normalize`` and
 from __future__ import annotations
 
 import warnings
+from types import MappingProxyType
 
 import attrs
 
 from .aggregations import Aggregation
-from .._validate import optional_flag, optional_int
-from ..errors import ConstantMetricWarning, CwlaError, CwlaWarning, ParameterError
-from .browsing import BrowsingModel
+from .._validate import FLAG, NONE, Instance, Interval, Options, either
+from ..errors import ConstantMetricWarning, CwlaWarning, ParameterError
+from .aggregations import ERG
+from .browsing import RBP, BrowsingModel
 from .gains import Binary, GainMap, Linear
-from .intents import Intents
+from .intents import IntentAware, Intents
 
-__all__ = ["Metric", "DEFAULTS", "METRIC_OPTIONS", "ALL", "at_level", "format_metric"]
-
-
-def _optional_positive_int(name: str, accepted: str = "an integer >= 1 or None") -> tuple:
-    def validate(instance: object, attribute: attrs.Attribute, value: int | None) -> None:
-        if value is not None and value < 1:
-            raise CwlaError(f"'{name}' of a metric must be {accepted}: {value}")
-
-
-    return optional_int, validate
-
-
-def _normalize(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
-    if value not in (None, "none", "ideal", "full"):
-        raise CwlaError(f"'normalize' of a metric must be 'ideal', 'full', 'none' or None: {value!r}")
-
-
-def _instance(kind: str, cls: type) -> object:
-    def validate(instance: object, attribute: attrs.Attribute, value: object) -> None:
-        if not isinstance(value, cls):
-            raise ParameterError(f"'{attribute.name}' of a metric must be a {kind}, got {value!r}")
-
-    return validate
+__all__ = ["Metric", "DEFAULTS", "METRIC_OPTIONS", "METRIC_CONSTRAINTS", "RELEVANCE_LEVEL", "rule_of", "ALL", "at_level", "format_metric"]
 
 
 #: the largest depth H a metric may model (the kernels keep O(H) scratch space per ranking)
@@ -57,20 +37,45 @@ MAX_DEPTH = 1_000_000
 #: least Precision's or DCG's k); the trec_eval names use it, so runs deeper than 1000 are scored whole
 ALL = "all"
 
-_cut_conv, _cut_val = _optional_positive_int("cutoff")
-_depth_int, _depth_positive = _optional_positive_int("depth", "an integer >= 1, 'all' or None")
+#: what a metric's fields may be, declared once: :class:`Metric` checks its fields with them, :func:`cwla.evaluate`
+#: its options of the same names, and the metric text its ``[...]`` options (None: the evaluation decides)
+METRIC_CONSTRAINTS = MappingProxyType({
+    "browsing": (Instance(BrowsingModel, "a browsing model", sample=RBP()),),
+    "aggregation": (Instance(Aggregation, "an aggregation", sample=ERG()),),
+    "gain": (Instance(GainMap, "a gain map", sample=Linear()), NONE),
+    "cutoff": (Interval("int", 1, None, whole=True), NONE),
+    "depth": (Interval("int", 1, MAX_DEPTH, whole=True, text=f"an integer >= 1 (at most {MAX_DEPTH:,})"),
+              Options((ALL,)), NONE),
+    "stop": (FLAG, NONE),
+    "normalize": (Options(("ideal", "full", "none")), NONE),
+    "judged_only": (FLAG, NONE),
+    "intents": (Instance(Intents, "intents (Novelty or IntentAware)", sample=IntentAware()), NONE),
+})
 
 
-def _depth_conv(value: int | str | None) -> int | str | None:
-    return ALL if value == ALL else _depth_int(value)
+#: a relevance level (``rel=``, trec_eval's ``-l``): the lowest grade that counts as relevant
+RELEVANCE_LEVEL = Interval("real", 0, None, closed="neither", text="a number > 0 (the lowest relevant grade)")
 
 
-def _depth_val(instance: object, attribute: attrs.Attribute, value: int | str | None) -> None:
-    if value == ALL:
-        return
-    _depth_positive(instance, attribute, value)
-    if value is not None and value > MAX_DEPTH:
-        raise CwlaError(f"'depth' of a metric must be at most {MAX_DEPTH:,} or 'all': {value}")
+def rule_of(constraints, value: object, *, none: bool = False) -> str:
+    """What ``constraints`` accept, as a message states it for ``value`` (``none``: None too, where they take it;
+    a metric's text never gives None)."""
+    return either([text for c in constraints if c is not NONE for text in c.alternatives(value)]
+                  + (["None"] if none and NONE in constraints else []))
+
+
+def _declared(name: str):
+    """The converter of field ``name``: its value as :data:`METRIC_CONSTRAINTS` accepts it, or the value objects'
+    message (``'depth' of a metric must be ...: 0``)."""
+    constraints = METRIC_CONSTRAINTS[name]
+
+    def convert(value: object) -> object:
+        for constraint in constraints:
+            if constraint.accepts(value):
+                return constraint.convert(value)
+        raise ParameterError(f"{name!r} of a metric must be {rule_of(constraints, value, none=True)}: {value!r}")
+
+    return convert
 
 
 @attrs.frozen(repr=False)
@@ -114,18 +119,15 @@ class Metric:
     'INST(T=2.5)+PE(beta=0.5)[cutoff=10, depth=10, stop=true]'
     """
 
-    browsing: BrowsingModel = attrs.field(validator=_instance("browsing model", BrowsingModel))
-    aggregation: Aggregation = attrs.field(validator=_instance("aggregation", Aggregation))
-    gain: GainMap | None = attrs.field(
-        default=None, validator=attrs.validators.optional(_instance("gain map", GainMap))
-    )
-    cutoff: int | None = attrs.field(default=None, converter=_cut_conv, validator=_cut_val)
-    depth: int | None = attrs.field(default=None, converter=_depth_conv, validator=_depth_val)
-    stop: bool | None = attrs.field(default=None, converter=optional_flag("stop", "a metric"))
-    normalize: str | None = attrs.field(default=None, validator=_normalize)
-    judged_only: bool | None = attrs.field(default=None, converter=optional_flag("judged_only", "a metric"))
-    intents: Intents | None = attrs.field(default=None, validator=attrs.validators.optional(
-        _instance("intents (Novelty or IntentAware)", Intents)))
+    browsing: BrowsingModel = attrs.field(converter=_declared("browsing"))
+    aggregation: Aggregation = attrs.field(converter=_declared("aggregation"))
+    gain: GainMap | None = attrs.field(default=None, converter=_declared("gain"))
+    cutoff: int | None = attrs.field(default=None, converter=_declared("cutoff"))
+    depth: int | str | None = attrs.field(default=None, converter=_declared("depth"))
+    stop: bool | None = attrs.field(default=None, converter=_declared("stop"))
+    normalize: str | None = attrs.field(default=None, converter=_declared("normalize"))
+    judged_only: bool | None = attrs.field(default=None, converter=_declared("judged_only"))
+    intents: Intents | None = attrs.field(default=None, converter=_declared("intents"))
 
     @property
     def is_constant(self) -> bool:

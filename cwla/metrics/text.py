@@ -87,7 +87,7 @@ from .counting import CountingMeasure
 from .._validate import fmt as _fmt
 from ..errors import CwlaError, MetricSyntaxError, ParameterError
 from .gains import GAIN_MAPS, Exponential, GainMap
-from .metric import ALL, METRIC_OPTIONS, Metric, format_metric
+from .metric import METRIC_CONSTRAINTS, METRIC_OPTIONS, RELEVANCE_LEVEL, Metric, format_metric, rule_of
 from .summary import GeoMean
 from .intents import IntentAware, Intents, Novelty
 from .names_ir_measures import NAMED_ALIASES, NAMED_MEASURES, named_forms
@@ -423,14 +423,8 @@ def _options(parser):
             value = parser.value()
             if key[1] in ("stop", "judged_only"):
                 value = _flag(parser, key[1], value, pos)
-            elif key[1] == "normalize":
-                if value not in ("ideal", "full", "none"):
-                    parser.bad(f"normalize must be ideal, full or none, got {_shown(value)}")
-            elif key[1] == "depth" and value == ALL:
-                pass
-            elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                parser.bad(f"{key[1]} must be an integer >= 1{' or all' if key[1] == 'depth' else ''}, got "
-                           f"{_shown(value)}")
+            else:  # cutoff, depth, normalize
+                value = _accepted(parser, key[1], value, METRIC_CONSTRAINTS[key[1]])
             options[key[1]] = value
         if parser.peek("]"):
             parser.take("]")
@@ -463,15 +457,22 @@ def _intents(parser) -> Intents:
 # ---------------------------------------------------------------------------
 
 
+def _accepted(parser, name, value, constraints):
+    """``value`` as the first of a parameter's declared ``constraints`` that accepts it converts it; else the
+    parser's message, with the rule the constraints state."""
+    for constraint in constraints:
+        if constraint.accepts(value):
+            return constraint.convert(value)
+    parser.bad(f"{name} must be {rule_of(constraints, value)}, got {_shown(value)}")
+
+
 def _cutoff_value(parser, value, pos):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        parser.bad(f"cutoff must be an integer >= 1, got {_shown(value)}")
-    return value
+    return _accepted(parser, "cutoff", value, METRIC_CONSTRAINTS["cutoff"])
 
 
 def _rel_value(parser, value, pos):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        parser.bad(f"rel must be a number > 0 (the lowest relevant grade), got {_shown(value)}")
+    if not RELEVANCE_LEVEL.accepts(value):
+        parser.bad(f"rel must be {RELEVANCE_LEVEL}, got {_shown(value)}")
     return value
 
 
@@ -555,7 +556,7 @@ def _trec(parser, text: str, convention: int | None = None):
     try:
         value = trec_value(name, param)
         if kind == "cut" and value < 1:
-            raise CwlaError(f"cutoff must be an integer >= 1, got {param}")
+            raise CwlaError(f"cutoff must be {rule_of(METRIC_CONSTRAINTS['cutoff'], value)}, got {param}")
         return build(value, convention)
     except (TypeError, ValueError) as err:
         parser.bad(_reason(name, err))

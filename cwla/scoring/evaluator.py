@@ -28,11 +28,10 @@ from ..data.collection import Collection, Judgements, join, join_costs
 from ..data.runset import (A_TIES, A_WORKERS, AN_ORDER, RunSet, file_groups, named_runs, read_named, read_runs,
                            stream_bytes)
 from ..errors import CwlaError, ParameterError
-from ..metrics.aggregations import ERRAgg
-from ..metrics.browsing import ERR, MAX_CUTOFF
+from ..metrics.browsing import MAX_CUTOFF
 from ..metrics.counting import CONVENTIONS
 from ..metrics.gains import Binary, GainMap
-from ..metrics.metric import METRIC_OPTIONS, Metric
+from ..metrics.metric import METRIC_CONSTRAINTS, METRIC_OPTIONS, RELEVANCE_LEVEL, Metric
 from ..metrics.summary import MEASURE_TYPES, scored
 from ..metrics.text import parse_gain, parse_metric
 from ..typing import MetricsLike, QrelsLike, RunsLike
@@ -58,7 +57,7 @@ OPTION_CONSTRAINTS = MappingProxyType({
                                 "or 10 (trec_eval >= 10)"), NONE),
     "ties": (A_TIES, NONE),
     "workers": (A_WORKERS, NONE),
-    "rel": (Interval("real", 0, None, closed="neither", text="a number > 0 (the lowest relevant grade)"), NONE),
+    "rel": (RELEVANCE_LEVEL, NONE),
     "max_docs": (Interval("int", 1, None), NONE),
 })
 
@@ -126,6 +125,9 @@ class _Setup:
         parsed, labels = as_metrics(metrics)
         for name, constraints in OPTION_CONSTRAINTS.items():
             given[name] = check(given[name], name, *constraints, func="evaluate")
+        for name in METRIC_OPTIONS:  # those a metric may set itself; the gain may be its text (below)
+            if name != "gain":
+                given[name] = check(given[name], name, *METRIC_CONSTRAINTS[name], func="evaluate")
         convention = given["trec_eval"]
         if given["ties"] is None:  # trec_eval 10 compares scores as doubles, 9.0 as C floats
             given["ties"] = options["ties"] = "float64" if convention == 10 else "float32"
@@ -143,7 +145,6 @@ class _Setup:
             max_docs = min(max_docs, MAX_CUTOFF)  # past every ranking: no change
         metric_options = {name: given[name] for name in METRIC_OPTIONS}
         metric_options["gain"] = gain
-        Metric(ERR(), ERRAgg(), **metric_options)  # the options are checked even where every metric sets its own
         resolved = [m.resolve(rel=level, trec_eval=convention, **metric_options) for m in parsed]
         for m, label in zip(resolved, labels):
             if _intents(m) is not None and (scored(m).judged_only or costs is not None or want):

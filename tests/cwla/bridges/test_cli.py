@@ -231,9 +231,10 @@ def test_notes_for_the_level_and_judged_only(capsys, files):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["-l", "0"], "-l must be a finite number > 0"),
-    (["-l", "inf"], "-l must be a finite number > 0"),
-    (["-M", "0"], "-M must be an integer >= 1, got 0"),
+    (["-l", "0"], "--rel-level must be a number > 0 (the lowest relevant grade). Got 0.0 instead."),
+    (["-l", "inf"], "--rel-level must be a number > 0 (the lowest relevant grade). Got inf instead."),
+    (["-M", "0"], "--max-docs must be an integer >= 1. Got 0 instead."),
+    (["--depth", "0"], "--depth must be an integer >= 1 (at most 1,000,000) or 'all'. Got 0 instead."),
     (["-l", "2", "--gain", "binary:3"], "-l 2 contradicts --gain binary:3: give one of them"),
     (["-m", "P"], None),  # a bare -m P is trec_eval's default cutoffs, not an error
 ])
@@ -350,7 +351,7 @@ def test_malformed_run_line(capsys, files, tmp_path):
 
 def test_bad_cutoff(capsys, files):
     qrels, runs = files
-    assert_error(*run_cli(capsys, "eval", qrels, runs[0], "--cutoff", "0"), "--cutoff must be an integer >= 1, got 0")
+    assert_error(*run_cli(capsys, "eval", qrels, runs[0], "--cutoff", "0"), "--cutoff must be an integer >= 1. Got 0 instead.")
 
 
 def test_a_metric_asked_twice_is_evaluated_once(capsys, files):

@@ -123,11 +123,11 @@ def test_scores_beyond_float32_range_are_infinite_like_trec_eval_and_quiet(qrels
 
 
 @pytest.mark.parametrize("make, error, message", [
-    (lambda: cwla.Metric(cwla.RBP(), cwla.ERG(), depth=10**8), ValueError, "'depth' of a metric must be at most"),
+    (lambda: cwla.Metric(cwla.RBP(), cwla.ERG(), depth=10**8), ValueError, "'depth' of a metric must be an integer >= 1 (at most 1,000,000)"),
     (lambda: cwla.INST(float("inf")), ValueError, "'T' of INST must be a finite number >= 0.25"),
     (lambda: cwla.Binary(0), ValueError, "'threshold' of binary must be > 0: 0.0"),
-    (lambda: cwla.Precision("3"), TypeError, "expected an integer, got '3'"),
-    (lambda: cwla.Precision(10**400), ValueError, "expected an integer of a usable size"),
+    (lambda: cwla.Precision("3"), TypeError, "'k' of Precision must be an integer in [1, 1,000,000]: '3'"),
+    (lambda: cwla.Precision(10**400), ValueError, "'k' of Precision must be an integer in [1, 1,000,000]: 1000"),
     (lambda: cwla.parse_gain("table(0:0, 1:0.5, 1:1)"), ValueError, "table() lists grade 1 twice"),
     (lambda: cwla.parse_metric("SDCG(foo=1)@10"), ValueError,
      "^ accepted: SDCG(dcg=..., min_rel=..., max_rel=...)@k"),

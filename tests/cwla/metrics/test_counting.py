@@ -149,12 +149,14 @@ def test_counting_measures_validate_their_fields():
         counting.Recall(0)
     with pytest.raises(ValueError, match="'rel' of RPrec must be a finite number > 0 or None: -1"):
         counting.RPrec(rel=-1)
-    with pytest.raises(TypeError, match="'judged_only' of SetP: expected True or False, got 'yes'"):
+    with pytest.raises(TypeError, match="'judged_only' of SetP must be True, False or None: 'yes'"):
         counting.SetP(judged_only="yes")
     with pytest.raises(ValueError, match=r"'recall' of IPrec must be a finite number in \[0, 1\]: 2"):
         counting.IPrec(2)
     with pytest.raises(ValueError, match=r"'points' of IPrecMean: expected recall levels in \[0, 1\]"):
         counting.IPrecMean((0.5, 1.5))
+    with pytest.raises(TypeError, match="'k' of Recall must be an integer >= 1 or None: '3'"):  # the wrong kind
+        counting.Recall("3")
 
 
 CLASSES = [getattr(counting, name) for name in counting.__all__

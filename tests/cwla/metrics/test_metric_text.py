@@ -11,6 +11,8 @@ from cwla import (AP, DCG, ERG, ERR, ETG, INST, PE, RBP, Avg, Binary, ERRAgg, Ex
 from cwla.counting import (Bpref, IPrec, Judged, NumQ, NumRel, NumRelRet, NumRet, Recall, RPrec, SetAP, SetF,
                            SetP)
 from cwla import MetricSyntaxError, parse_metric
+from cwla.errors import ParameterError
+from cwla.metrics.metric import METRIC_CONSTRAINTS
 from cwla.testing import check_round_trip, gain_maps, metrics
 
 
@@ -191,7 +193,7 @@ def test_constant_metric_warns_and_scores_a_constant():
     ("RBP(p=0.8)+ERG[cutoff=0]", "cutoff must be an integer >= 1, got 0"),
     ("RBP(p=0.8)+ERG[cutoff=2.5]", "cutoff must be an integer >= 1, got 2.5"),
     ("RBP(p=0.8)+ERG[stop=maybe]", "stop must be true or false, got 'maybe'"),
-    ("RBP(p=0.8)+ERG[normalize=max]", "normalize must be ideal, full or none, got 'max'"),
+    ("RBP(p=0.8)+ERG[normalize=max]", "normalize must be 'ideal', 'full' or 'none', got 'max'"),
     ("RBP(p=0.8)+ERG[colour=red]", "unknown option 'colour'"),
     ("RBP(p=0.8)+ERG[depth=5, depth=6]", "option 'depth' given twice"),
     ("RBP(p=0.8)+ERG[cutoff=10, cutoff=20]", "option 'cutoff' given twice"),
@@ -221,7 +223,7 @@ def test_bad_metric_texts_say_what_and_where(text, message):
 def test_metric_values_validate_their_fields():
     with pytest.raises(TypeError, match="'browsing' of a metric must be a browsing model"):
         Metric("RBP", ERG())
-    with pytest.raises(ValueError, match=re.escape("'depth' of a metric must be an integer >= 1, 'all' or None: 0")):
+    with pytest.raises(ValueError, match=re.escape("'depth' of a metric must be an integer >= 1 (at most 1,000,000), 'all' or None: 0")):
         Metric(RBP(), ERG(), depth=0)
     with pytest.raises(ValueError, match=re.escape("'normalize' of a metric must be 'ideal', 'full', 'none' or None")):
         Metric(RBP(), ERG(), normalize="max")
@@ -260,3 +262,21 @@ def test_model_aggregation_names_of_every_model():
     assert cwla.parse_metric("BPM_ERG") == cwla.Metric(cwla.BPM(), cwla.ERG())
     with pytest.raises(cwla.MetricSyntaxError, match="has no default parameters"):
         cwla.parse_metric("Tabulated_ERG")
+
+
+@pytest.mark.parametrize("name", list(METRIC_CONSTRAINTS))
+def test_a_metric_field_refuses_what_its_declared_constraints_refuse(name):
+    """Metric's fields, evaluate's options of the same names and the text's [options] share one declaration."""
+    constraints = METRIC_CONSTRAINTS[name]
+    refused = [v for c in constraints for v in c.refused() if not any(k.accepts(v) for k in constraints)]
+    assert refused
+    parts = {"browsing": RBP(), "aggregation": ERG()}
+    for bad in refused:
+        with pytest.raises(ParameterError, match=rf"^'{name}' of a metric must be .*: "):
+            Metric(**{**parts, name: bad})
+    accepted = constraints[0].example()
+    assert getattr(Metric(**{**parts, name: accepted}), name) == constraints[0].convert(accepted)
+    if name not in ("browsing", "aggregation", "gain", "intents"):
+        qrels, runs = cwla.synthetic.collection(n_topics=2, n_runs=1, seed=0)
+        with pytest.raises(ParameterError, match=f"The {name!r} parameter of evaluate must be"):
+            cwla.Evaluator(runs, ["nDCG@10"], **{name: refused[-1]})

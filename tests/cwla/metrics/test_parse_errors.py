@@ -134,7 +134,7 @@ def test_a_registered_table_is_suggested(monkeypatch):
     ("INST(T=0.1)", "'T' of INST must be a finite number >= 0.25"),
     ("RBP(p=0.8)+ERG[cutoff=x]", "cutoff must be an integer >= 1, got 'x'"),
     ("RBP(p=0.8)+ERG[cutoff=0]", "cutoff must be an integer >= 1, got 0"),
-    ("RBP_ERG[depth=-1]", "depth must be an integer >= 1 or all, got -1"),
+    ("RBP_ERG[depth=-1]", "depth must be an integer >= 1 (at most 1,000,000) or 'all', got -1"),
     ("RBP(p=0.8)+ERG[stop=maybe]", "stop must be true or false, got 'maybe'"),
     ("P@0", "cutoff must be an integer >= 1, got 0"),
     ("AP(rel=-1)", "rel must be a number > 0 (the lowest relevant grade), got -1"),

@@ -164,7 +164,8 @@ def test_gain_outside_unit_interval_is_an_error_before_scoring(files):
     (dict(metrics=["P@10", "P@10"]), ValueError, "metrics must be distinct; ['P@10'] appear more than once"),
     (dict(gain=3), TypeError, "The 'gain' parameter of evaluate must be a gain map or its text. Got 3 instead."),
     (dict(order="rank"), ValueError, "The 'order' parameter of evaluate must be 'trec_eval' or 'file'"),
-    (dict(depth=0), ValueError, "'depth' of a metric must be an integer >= 1, 'all' or None: 0"),
+    (dict(depth=0), ValueError, "The 'depth' parameter of evaluate must be an integer >= 1 (at most 1,000,000), "
+                                "'all' or None. Got 0 instead."),
     (dict(rel=0), ValueError, "The 'rel' parameter of evaluate must be a number > 0"),
     (dict(rel=2, gain="binary:3"), ValueError, "the relevance level rel=2 contradicts gain=binary(threshold=3)"),
     (dict(max_docs=0), ValueError, "The 'max_docs' parameter of evaluate must be an integer >= 1 or None"),
