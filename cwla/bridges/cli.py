@@ -280,8 +280,6 @@ def _cwl_parser(commands):
 def _cmd_cwl(args) -> int:
     from .cwl import cwl_eval
 
-    if args.max_depth < 1:
-        raise CwlaError(f"--max_depth must be an integer >= 1, got {args.max_depth}")
     _check_cwl_files(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -48,7 +48,9 @@ from ..data.readers import line_fields, read_qrels, read_run
 from ..data.trec_format import QRELS_LAYOUT, RUN_LAYOUT
 from ..errors import CwlaWarning, InputError
 from ..metrics.gains import Linear
-from ..metrics.metric import Metric
+from ..metrics.metric import METRIC_CONSTRAINTS, Metric
+from ..scoring.evaluator import OPTION_CONSTRAINTS
+from .._validate import FLAG, validate_params
 
 __all__ = ["CwlMeasure", "CWL_MEASURES", "DEFAULT_CWL_METRICS", "parse_cwl_metric", "read_cwl_metrics",
            "read_cost_file", "cwl_eval", "cwl_frame", "CWL_HEADER", "CWL_RESIDUAL_HEADER"]
@@ -238,6 +240,12 @@ def _document_costs(table: dict, result_file) -> pd.DataFrame | None:
 CWL_COLUMNS = tuple(CWL_RESIDUAL_HEADER.split("\t"))
 
 
+#: what cwl_eval's numeric options may be: its depth a metric's depth, its costs evaluate's
+_OPTIONS = {"max_depth": METRIC_CONSTRAINTS["depth"][0], "max_cost": OPTION_CONSTRAINTS["max_cost"],
+            "min_cost": OPTION_CONSTRAINTS["min_cost"]}
+
+
+@validate_params(_OPTIONS)
 def cwl_frame(gain_file, result_file, metrics_file=None, cost_file=None, max_depth: int = 1000,
               max_cost: float = 1.0, min_cost: float = 1.0) -> pd.DataFrame:
     """cwl_eval's numbers, unrounded: one row per topic (in the results file's order) and measure (in the
@@ -288,6 +296,7 @@ def cwl_frame(gain_file, result_file, metrics_file=None, cost_file=None, max_dep
     return pd.DataFrame(rows, columns=list(CWL_COLUMNS))
 
 
+@validate_params({**_OPTIONS, "residuals": FLAG, "colnames": FLAG})
 def cwl_eval(gain_file, result_file, metrics_file=None, cost_file=None, residuals: bool = False,
              colnames: bool = False, max_depth: int = 1000, max_cost: float = 1.0, min_cost: float = 1.0) -> str:
     """What ``cwl-eval GAIN_FILE RESULT_FILE [-m METRICS_FILE] [-c COST_FILE] [-r] [-n]`` prints: tab-separated,

@@ -22,7 +22,7 @@ import os
 import secrets
 import stat
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -339,10 +339,12 @@ def columns_of(fields: list[str], layout: str, where: str) -> list[str]:
     return fields
 
 
-def text_fields(path, what: str, layout: str) -> list[tuple[int, list[str]]]:
+def text_fields(path, what: str, layout: str) -> Iterator[tuple[int, list[str]]]:
     """``(line number, fields)`` of every non-blank line of a text file of the columns of ``layout``
-    (:func:`text_lines`, :func:`columns_of`)."""
-    return [(n, columns_of(line.split(), layout, f"{path}, line {n}")) for n, line in text_lines(path, what)]
+    (:func:`text_lines`, :func:`columns_of`), line by line: a line's columns are checked when it is reached, so
+    the first bad line is the one reported, whatever is wrong with it."""
+    for n, line in text_lines(path, what):
+        yield n, columns_of(line.split(), layout, f"{path}, line {n}")
 
 
 def is_gzip(path) -> bool:

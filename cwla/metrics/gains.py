@@ -78,7 +78,10 @@ class GainMap:
         return out
 
     def __str__(self) -> str:
-        """``name``, or ``name(p=v, ...)`` with the declared parameters that are set (None: unset), in order."""
+        """``name``, or ``name(p=v, ...)`` with the declared parameters that are set (None: unset), in order; a
+        map without a name (a user's subclass) prints as its repr."""
+        if not self.name:
+            return repr(self)
         args = [f"{p}={fmt(v)}" for p in self.params if (v := getattr(self, p)) is not None]
         return f"{self.name}({', '.join(args)})" if args else self.name
 

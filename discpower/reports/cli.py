@@ -62,7 +62,7 @@ from cwla.data.files import atomic_write, atomic_write_text, check_outputs
 
 from .._plots import pyplot
 from ..errors import DiscpowerError
-from ..stats.registry import NAMES, check_test, resamples, words_of
+from ..stats.registry import FAMILY_WISE, NAMES, check_test, resamples, words_of
 from ..qrels.generators import GENERATORS
 from ..stats.corrections import CORRECTIONS, check_correction
 
@@ -125,8 +125,9 @@ def add_test_arguments(p: argparse.ArgumentParser, default: str, default_help: s
                         f"correction, e.g. t-test-holm (default {default}: {default_help})")
     if correction is not None:
         p.add_argument("--correction", default="none", type=_correction_choice, metavar="C",
-                       help=f"multiple-comparison correction of a per-pair test's p-values {correction} (the same "
-                            f"as --test TEST-CORRECTION; none with a family-wise test): {_CORRECTION_CHOICES}")
+                       help=f"multiple-comparison correction of a per-pair test's p-values {correction} "
+                            f"(statsmodels' names, bh = fdr_bh; the same as --test TEST-CORRECTION; none with a "
+                            f"family-wise test: {', '.join(FAMILY_WISE)}): {_CORRECTION_CHOICES}")
 
 
 def add_truth_arguments(p: argparse.ArgumentParser, metrics_help: str) -> None:
@@ -141,8 +142,9 @@ def add_truth_arguments(p: argparse.ArgumentParser, metrics_help: str) -> None:
 
 
 def add_output_argument(p: argparse.ArgumentParser, flag: str, what: str, metavar: str = "FILE") -> None:
-    """An option naming where to write ``what`` besides the report (once; never one of the inputs)."""
-    p.add_argument(flag, metavar=metavar, action=Once, help=f"also write {what}; not an input")
+    """An option naming where to write ``what`` besides the report (once; a FILE is never one of the inputs)."""
+    p.add_argument(flag, metavar=metavar, action=Once,
+                   help=f"also write {what}" + ("; not an input file" if metavar == "FILE" else ""))
 
 
 def add_format_argument(p: argparse.ArgumentParser, choices: tuple = FORMATS, help: str | None = None) -> None:
@@ -221,7 +223,7 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--repetitions", type=int, default=10, metavar="R", help="draws per parameter (10)")
     w.add_argument("--candidate", metavar="QRELS", action="append",
                    help="also compare these qrels as they are (e.g. LLM labels); repeatable")
-    add_test_arguments(w, "tukey", "as compare-qrels")
+    add_test_arguments(w, "tukey", "the test of compare-qrels")
     add_resampling_arguments(w, 10_000, "trials of each test")
     add_format_argument(w)
     add_output_argument(w, "--frame", "the tidy frame (one row per cell, repetition and measure) as TSV to FILE")

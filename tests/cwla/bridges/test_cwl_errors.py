@@ -179,3 +179,15 @@ def test_an_empty_results_file_warns_once_and_prints_nothing(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert err.count("warning:") == 1 and "is empty: no run lines" in err and "DataFrame" not in err
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--max_depth", "0"], "--max_depth must be an integer >= 1 (at most 1,000,000). Got 0 instead."),
+    (["--max_cost", "0"], "--max_cost must be a finite number > 0. Got 0.0 instead."),
+    (["--min_cost", "inf"], "--min_cost must be a finite number > 0. Got inf instead."),
+])
+def test_cwl_evals_options_are_checked_as_declared_and_named_by_their_flags(files, flags, message):
+    assert _error("cwl", files / "g", files / "r", *flags) == message
+    name = flags[0].lstrip("-")
+    with pytest.raises(ValueError, match=rf"The '{name}' parameter must be"):
+        cwl_frame(files / "g", files / "r", **{name: float(flags[1])})

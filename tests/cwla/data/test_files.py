@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import cwla
+import cwla.bridges.cwl
 import discpower
 from cwla.data.files import read_array, read_bytes, text_fields, text_lines, text_size
 import re
@@ -63,10 +64,13 @@ def test_text_lines_name_a_line_that_is_not_utf8(tmp_path):
 def test_text_fields_hold_a_file_to_its_columns(tmp_path):
     path = tmp_path / "costs.txt"
     path.write_text("doc 1.5\n\nimage  2\n")
-    assert text_fields(path, "cwl_eval cost", "element_type cost") == [(1, ["doc", "1.5"]), (3, ["image", "2"])]
+    assert list(text_fields(path, "cwl_eval cost", "element_type cost")) == [(1, ["doc", "1.5"]), (3, ["image", "2"])]
     path.write_text("doc 1.5\nimage\n")
     with pytest.raises(cwla.InputError, match=r"costs.txt, line 2: expected 2 columns \(element_type cost\), found 1"):
-        text_fields(path, "cwl_eval cost", "element_type cost")
+        list(text_fields(path, "cwl_eval cost", "element_type cost"))
+    path.write_text("doc abc\nimage\n")  # line by line: the first bad line is reported, whatever is wrong with it
+    with pytest.raises(cwla.InputError, match=r"costs.txt, line 1: the cost 'abc' is not a number"):
+        cwla.bridges.cwl.read_cost_file(path)
 
 
 def test_check_outputs_refuses_an_input_naming_both(tmp_path):

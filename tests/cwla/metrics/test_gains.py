@@ -2,10 +2,11 @@
 
 import re
 
+import attrs
 import numpy as np
 import pytest
 
-from cwla import Binary, Exponential, GainRangeError, Linear, Table, parse_gain
+from cwla import Binary, Exponential, GainMap, GainRangeError, Linear, Table, parse_gain
 
 GRADES = np.array([-1.0, 0.0, 1.0, 2.0, 3.0])
 
@@ -63,3 +64,15 @@ def test_parse_gain(text, gain):
 def test_bad_gain_texts(text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         parse_gain(text)
+
+
+def test_a_users_gain_map_without_a_name_prints_as_its_repr():
+    @attrs.frozen
+    class Doubled(GainMap):
+        def gains(self, grades, max_grade):
+            return grades * 2.0
+
+    assert str(Doubled()) == repr(Doubled()) == "Doubled()"
+    with pytest.raises(GainRangeError, match=r"gain map .*Doubled\(\) maps grade 1 to 2.0"):
+        Doubled().table([0, 1])
+    assert str(Linear(3)) == "linear(gmax=3)" and str(Linear()) == "linear"
