@@ -8,10 +8,10 @@ import sys
 import pytest
 
 import cwla.progress as progress
-from cwla import synthetic
 from cwla.errors import CwlaError
 
 from terminal import progress_lines, run, screen
+from trec_files import trec_files
 
 
 def _run(argv, *, terminal: bool, env=None, timeout=600) -> tuple[int, str, str]:
@@ -21,13 +21,8 @@ def _run(argv, *, terminal: bool, env=None, timeout=600) -> tuple[int, str, str]
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    root = tmp_path_factory.mktemp("progress")
-    qrels, runs = synthetic.collection(n_topics=8, n_runs=6, depth=20, seed=5)
-    qrels_path, run_paths = synthetic.write_trec(qrels, runs, root / "data")
-    cand = root / "cand.txt"
-    half = qrels[qrels.index % 2 == 0]
-    cand.write_text("".join(f"{t} 0 {d} {int(g)}\n" for t, d, g in half.itertuples(index=False)))
-    return [str(qrels_path)], [str(p) for p in run_paths], str(cand)
+    qrels, runs, candidate = trec_files(tmp_path_factory.mktemp("progress"), n_topics=8, n_runs=6, depth=20, seed=5)
+    return [str(qrels)], [str(p) for p in runs], str(candidate)
 
 
 def _compare_qrels(files, *extra):

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from cwla import synthetic
 
 from terminal import progress_lines, run, screen
+from trec_files import trec_files
 
 pytestmark = pytest.mark.slow
 
@@ -19,13 +19,8 @@ B = 3_000_000
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    root = tmp_path_factory.mktemp("interrupt")
-    qrels, runs = synthetic.collection(n_topics=50, n_runs=20, depth=50, seed=2)
-    qrels_path, run_paths = synthetic.write_trec(qrels, runs, root / "data")
-    cand = root / "cand.txt"
-    half = qrels[qrels.index % 2 == 0]
-    cand.write_text("".join(f"{t} 0 {d} {int(g)}\n" for t, d, g in half.itertuples(index=False)))
-    return str(qrels_path), [str(p) for p in run_paths], str(cand)
+    qrels, runs, candidate = trec_files(tmp_path_factory.mktemp("interrupt"), n_topics=50, n_runs=20, depth=50, seed=2)
+    return str(qrels), [str(p) for p in runs], str(candidate)
 
 
 def _commands(files, trials: int) -> dict:
@@ -64,7 +59,8 @@ def test_ctrl_c_ends_a_long_resampling_within_a_second(files, command):
 
 
 def test_compare_shows_its_trials_moving_on_one_line(files):
-    code, out, err, _ = run(_commands(files, 100_000)["compare"])
+    # enough trials to span several redraws (0.2 s apart) on a fast machine: 100,000 took 0.3-0.6 s here
+    code, out, err, _ = run(_commands(files, 400_000)["compare"])
     assert code == 0, err
-    assert "perm-max-t [" in err and len(_trials_seen(err, 100_000)) >= 2, err[-500:]
+    assert "perm-max-t [" in err and len(_trials_seen(err, 400_000)) >= 2, err[-500:]
     assert progress_lines(err) == [] and "nDCG@10" in out

@@ -7,6 +7,7 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
+from threads import at_thread_counts
 
 import cwla
 from cwla import InputError
@@ -99,14 +100,8 @@ def test_shuffled_input_gives_the_same_scores(mini):
 def test_results_do_not_depend_on_thread_count(mini):
     qrels, runs, _ = mini
     col = cwla.prepare(qrels, runs)
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = cwla.evaluate(col, metrics=cwla.chen_sakai_metrics())
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        many = cwla.evaluate(col, metrics=cwla.chen_sakai_metrics())
-    finally:
-        numba.set_num_threads(before)
+    one, many = at_thread_counts(lambda: cwla.evaluate(col, metrics=cwla.chen_sakai_metrics()),
+                                 (1, numba.config.NUMBA_NUM_THREADS))
     np.testing.assert_array_equal(one.values, many.values)
     np.testing.assert_array_equal(one.residuals, many.residuals)
 

@@ -15,7 +15,7 @@ from discpower.reports.cli import main
 import math
 from conftest import shared_path
 import os
-from cwla import synthetic
+from trec_files import trec_files
 
 
 @pytest.fixture
@@ -278,13 +278,7 @@ def test_dl19_compare_qrels_command_end_to_end_is_stable_across_seeds(tmp_path, 
 @pytest.fixture(scope="module")
 def cli_files(tmp_path_factory):
     """Synthetic TREC files (qrels path, run paths) and a candidate qrels (every other judgement)."""
-    root = tmp_path_factory.mktemp("safety")
-    qrels, runs = synthetic.collection(n_topics=10, n_runs=6, depth=20, seed=3)
-    qrels_path, run_paths = synthetic.write_trec(qrels, runs, root / "data")
-    candidate = root / "cand.txt"
-    half = qrels[qrels.index % 2 == 0]
-    candidate.write_text("".join(f"{t} 0 {d} {int(g)}\n" for t, d, g in half.itertuples(index=False)))
-    return qrels_path, run_paths, candidate
+    return trec_files(tmp_path_factory.mktemp("safety"), n_topics=10, n_runs=6, depth=20, seed=3)
 
 
 def _run(capsys, *argv):

@@ -3,7 +3,7 @@ alpha under the copula null built from DL20 (issue 34)."""
 
 import itertools
 
-import numba
+from threads import at_thread_counts
 import numpy as np
 import pytest
 import scipy.stats
@@ -55,14 +55,7 @@ def test_the_null_is_the_sign_flip_maximum_and_the_pvalue_the_exact_one_in_the_l
 
 
 def test_same_seed_same_pvalues_whatever_the_threads(small):
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = discpower.randomised_max_t(small, 1000, seed=5)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = discpower.randomised_max_t(small, 1000, seed=5)
-    finally:
-        numba.set_num_threads(before)
+    one, two = at_thread_counts(lambda: discpower.randomised_max_t(small, 1000, seed=5))
     np.testing.assert_array_equal(one.null_distribution, two.null_distribution)
     np.testing.assert_array_equal(one.pvalue, two.pvalue)
 

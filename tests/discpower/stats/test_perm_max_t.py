@@ -7,6 +7,7 @@ import itertools
 import numba
 import numpy as np
 import pytest
+from threads import at_thread_counts
 import scipy.stats
 
 import cwla
@@ -96,14 +97,7 @@ def test_the_pvalues_tend_to_the_exact_enumeration_of_every_relabelling():
 
 
 def test_same_seed_same_pvalues_whatever_the_threads(small):
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = discpower.permutation_max_t(small, 1000, seed=5)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = discpower.permutation_max_t(small, 1000, seed=5)
-    finally:
-        numba.set_num_threads(before)
+    one, two = at_thread_counts(lambda: discpower.permutation_max_t(small, 1000, seed=5))
     np.testing.assert_array_equal(one.null_distribution, two.null_distribution)
     np.testing.assert_array_equal(one.pvalue, two.pvalue)
 

@@ -3,7 +3,7 @@ Tukey HSD, the two-system Fisher randomisation test and Sakai's paired bootstrap
 
 import warnings
 
-import numba
+from threads import at_thread_counts
 import numpy as np
 import pandas as pd
 import pytest
@@ -270,16 +270,7 @@ def test_bootstrap_deterministic_and_thread_independent():
     a = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=30_000, seed=12)
     b = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=30_000, seed=12)
     assert np.array_equal(a.null_distribution, b.null_distribution) and a.pvalue[0, 1] == b.pvalue[0, 1]
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("needs at least 2 numba threads")
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=30_000, seed=12)
-        numba.set_num_threads(2)
-        two = paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=30_000, seed=12)
-    finally:
-        numba.set_num_threads(before)
+    one, two = at_thread_counts(lambda: paired_bootstrap(X51[:, 0], X51[:, 1], n_trials=30_000, seed=12))
     assert np.array_equal(one.null_distribution, two.null_distribution)
     assert np.array_equal(one.null_distribution, a.null_distribution)
 

@@ -4,7 +4,7 @@ threads, the tie tolerance, plus-one p-values, Delta_alpha, input errors and the
 
 from fractions import Fraction
 
-import numba
+from threads import at_thread_counts
 import numpy as np
 import pandas as pd
 import pytest
@@ -136,16 +136,7 @@ def test_same_seed_same_result_different_seed_different(name):
 
 @pytest.mark.parametrize("name", ["tukey", "fisher", "bootstrap"])
 def test_bit_identical_across_thread_counts(name):
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("needs at least 2 numba threads")
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = _run(name, 99, B=50_001)  # not a multiple of the chunk size
-        numba.set_num_threads(2)
-        two = _run(name, 99, B=50_001)
-    finally:
-        numba.set_num_threads(before)
+    one, two = at_thread_counts(lambda: _run(name, 99, B=50_001))  # B: not a multiple of the trials per task
     assert np.array_equal(one.null_distribution, two.null_distribution)
     assert np.array_equal(one.pvalue, two.pvalue, equal_nan=True)
 
