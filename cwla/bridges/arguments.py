@@ -69,7 +69,7 @@ def add_trec_eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="drop the unjudged documents from every ranking first (trec_eval's -J)")
     p.add_argument("--ties", choices=TIES, default=None,
                    help="precision in which scores are compared: float32 (default; trec_eval 9.x, pytrec_eval, "
-                        "NIST's official DL results) or float64 (trec_eval >= 10.0; the default with --trec-eval 10)")
+                        "NIST's official DL results) or float64 (trec_eval >= 10.0; cwla eval's default with --trec-eval 10)")
 
 
 def depth_value(text: str):

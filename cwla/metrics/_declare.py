@@ -109,7 +109,7 @@ class Param:
             return
         if self.kind in ("flag", "value"):  # its conversion checked it
             return
-        bad = CwlaError(f"'{self.name}' of {owner} must be {self.describe()}: {value!r}")
+        bad = ParameterError(f"'{self.name}' of {owner} must be {self.describe()}: {value!r}")
         if self.kind == "choice":
             if value not in [c for c, _ in self.choices]:
                 raise bad

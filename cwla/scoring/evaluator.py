@@ -115,19 +115,19 @@ class _Setup:
     want: bool
 
     @classmethod
-    def of(cls, metrics, options: dict, *, stacklevel: int) -> _Setup:
+    def of(cls, metrics, options: dict, *, stacklevel: int, func: str = "evaluate") -> _Setup:
         unknown = sorted(set(options) - set(OPTIONS))
         options = dict(options)
         if unknown:
             raise ParameterError(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; the "
-                            f"options of evaluate are {', '.join(OPTIONS)}")
+                            f"options of {func} are {', '.join(OPTIONS)}")
         given = {**OPTIONS, **options}
         parsed, labels = as_metrics(metrics)
         for name, constraints in OPTION_CONSTRAINTS.items():
-            given[name] = check(given[name], name, *constraints, func="evaluate")
+            given[name] = check(given[name], name, *constraints, func=func)
         for name in METRIC_OPTIONS:  # those a metric may set itself; the gain may be its text (below)
             if name != "gain":
-                given[name] = check(given[name], name, *METRIC_CONSTRAINTS[name], func="evaluate")
+                given[name] = check(given[name], name, *METRIC_CONSTRAINTS[name], func=func)
         convention = given["trec_eval"]
         if given["ties"] is None:  # trec_eval 10 compares scores as doubles, 9.0 as C floats
             given["ties"] = options["ties"] = "float64" if convention == 10 else "float32"
@@ -137,7 +137,7 @@ class _Setup:
         gain = given["gain"]
         if isinstance(gain, str):
             gain = parse_gain(gain)
-        check(gain, "gain", Instance(GainMap, "a gain map or its text"), NONE, func="evaluate",
+        check(gain, "gain", Instance(GainMap, "a gain map or its text"), NONE, func=func,
               rule="a gain map or its text")
         level = relevance_level(given["rel"], gain)
         max_docs = given["max_docs"]
@@ -292,7 +292,7 @@ class Evaluator(Displayed):
 
     def __init__(self, runs: RunsLike | None, metrics: MetricsLike = ("nDCG@10",), *, hold: bool = False,
                  **options: object):
-        self._start(_Setup.of(metrics, options, stacklevel=3), runs, check(hold, "hold", FLAG, func="Evaluator"))
+        self._start(_Setup.of(metrics, options, stacklevel=3, func="Evaluator"), runs, check(hold, "hold", FLAG, func="Evaluator"))
 
     @classmethod
     def _with(cls, setup: _Setup, runs, budget: int | None = None) -> Evaluator:

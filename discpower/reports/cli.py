@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 
@@ -233,8 +234,9 @@ def _parser() -> argparse.ArgumentParser:
                             description="Score the runs with cwla and print, per metric and system, the mean over "
                                         "the topics, its t-based 1 - alpha confidence interval (with --baseline "
                                         "also the paired effect size d_z against it) and significance: against --baseline (each run vs the baseline, "
-                                        "--correction over those comparisons) or of all pairs (default: paired "
-                                        "randomised Tukey HSD). As TSV (default), Markdown or LaTeX.")
+                                        "--correction over those comparisons) or of all pairs (default: the "
+                                        "studentised-permutation max-t, family-wise over all pairs). As TSV "
+                                        "(default), Markdown or LaTeX.")
     add_scoring_arguments(s, default_metric=None)
     s.add_argument("--baseline", metavar="RUN", action="append",
                    help="a baseline run: its name (file name without .gz) or one of the RUN files as given; "
@@ -441,8 +443,10 @@ def _correction_choice(text: str) -> str:
         return text
     try:
         return check_correction(text)
-    except DiscpowerError as err:
-        raise argparse.ArgumentTypeError(f"{err}; or none") from None
+    except DiscpowerError as err:  # the library's suggestion, in the command's words
+        suggestion = re.search(r"; (did you mean .*)\?$", str(err))
+        hint = f"{suggestion[1]}? " if suggestion else ""
+        raise argparse.ArgumentTypeError(f"unknown correction {text!r}; {hint}accepted: {_CORRECTION_CHOICES}") from None
 
 
 def _given_once(values: list[str], flag: str) -> list[str]:
@@ -505,8 +509,8 @@ def _test_name(text: str) -> str:
     """--test checked: a test's name (discpower.stats.registry), its canonical spelling."""
     try:
         return check_test(text)
-    except DiscpowerError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+    except DiscpowerError as err:  # (a command line names a test; the Python API also takes a callable)
+        raise argparse.ArgumentTypeError(str(err).removesuffix(", or a callable")) from None
 
 
 def _test_words(test, args) -> str:

@@ -171,5 +171,5 @@ def test_an_option_of_evaluate_refuses_what_its_constraints_refuse(name):
     for bad in _refused(cwla.scoring.evaluator.OPTION_CONSTRAINTS[name]):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with pytest.raises(CwlaError, match=f"The {name!r} parameter of evaluate must be"):
+            with pytest.raises(CwlaError, match=f"The {name!r} parameter of Evaluator must be"):
                 cwla.Evaluator(runs, ["nDCG@10"], **{name: bad})

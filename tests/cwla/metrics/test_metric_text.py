@@ -278,5 +278,5 @@ def test_a_metric_field_refuses_what_its_declared_constraints_refuse(name):
     assert getattr(Metric(**{**parts, name: accepted}), name) == constraints[0].convert(accepted)
     if name not in ("browsing", "aggregation", "gain", "intents"):
         qrels, runs = cwla.synthetic.collection(n_topics=2, n_runs=1, seed=0)
-        with pytest.raises(ParameterError, match=f"The {name!r} parameter of evaluate must be"):
+        with pytest.raises(ParameterError, match=f"The {name!r} parameter of Evaluator must be"):
             cwla.Evaluator(runs, ["nDCG@10"], **{name: refused[-1]})

@@ -115,14 +115,14 @@ def test_select_shares_the_runs(data):
 
 def test_options_are_checked_before_the_runs_are_read(tmp_path):
     missing = tmp_path / "no-such-run"
-    for options, error, message in ((dict(ties="float16"), ValueError, "'ties' parameter of evaluate"),
-                                    (dict(order="rank"), ValueError, "'order' parameter of evaluate"),
-                                    (dict(max_docs=0), ValueError, "'max_docs' parameter of evaluate"),
-                                    (dict(workers=0), ValueError, "'workers' parameter of evaluate"),
-                                    (dict(rel=-1), ValueError, "'rel' parameter of evaluate"),
+    for options, error, message in ((dict(ties="float16"), ValueError, "'ties' parameter of Evaluator"),
+                                    (dict(order="rank"), ValueError, "'order' parameter of Evaluator"),
+                                    (dict(max_docs=0), ValueError, "'max_docs' parameter of Evaluator"),
+                                    (dict(workers=0), ValueError, "'workers' parameter of Evaluator"),
+                                    (dict(rel=-1), ValueError, "'rel' parameter of Evaluator"),
                                     (dict(cutoff=0), ValueError, "cutoff"),
-                                    (dict(expected="yes"), TypeError, "'expected' parameter of evaluate"),
-                                    (dict(gain=3), TypeError, "'gain' parameter of evaluate"),
+                                    (dict(expected="yes"), TypeError, "'expected' parameter of Evaluator"),
+                                    (dict(gain=3), TypeError, "'gain' parameter of Evaluator"),
                                     (dict(colour="red"), TypeError, "unknown option 'colour'")):
         with pytest.raises(error, match=message):
             cwla.Evaluator(missing, ["nDCG@10"], **options)
