@@ -33,7 +33,7 @@ import numpy as np
 
 from .errors import CwlaError, ParameterError
 
-__all__ = ["check", "validate_params", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE", "PATH",
+__all__ = ["check", "rule_of", "validate_params", "Constraint", "Interval", "Options", "Instance", "Predicate", "NONE", "FLAG", "CALLABLE", "PATH",
            "fmt", "strict_int", "strict_float", "finite_float", "optional_float"]
 
 
@@ -76,11 +76,6 @@ def finite_float(value: object) -> float:
     if not math.isfinite(x):
         raise CwlaError(f"expected a finite number, got {value!r}")
     return x
-
-
-def optional_int(value: object) -> int | None:
-    """None, or an integer (:func:`strict_int`)."""
-    return None if value is None else strict_int(value)
 
 
 def optional_float(value: object) -> float | None:
@@ -287,30 +282,29 @@ def either(texts: list[str]) -> str:
     return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]
 
 
+def rule_of(constraints: tuple[Constraint, ...], value: object = None, *, none: bool = True) -> str:
+    """What ``constraints`` accept, as a message states it for ``value``: their alternatives in one list
+    ("'ideal', 'full', 'none' or None"); ``none=False`` leaves None out (a text cannot give it)."""
+    return either([text for c in constraints if c is not NONE for text in c.alternatives(value)]
+                  + (["None"] if none and NONE in constraints else []))
+
+
 def check(value: object, name: str, *constraints: Constraint, func: str | None = None,
-          error: type[Exception] = ParameterError, rule: str | None = None) -> object:
+          error: type[Exception] = ParameterError, rule: str | None = None,
+          message: Callable[[str], str] | None = None) -> object:
     """``value`` converted by the first of ``constraints`` that accepts it; else ``error`` (default
-    :class:`~cwla.errors.ParameterError`, a ValueError and a TypeError) with the one message: "The 'NAME' parameter[ of FUNC] must be RULE. Got VALUE instead." (``rule`` replaces the
-    constraints' own description, e.g. to say why)."""
+    :class:`~cwla.errors.ParameterError`, a ValueError and a TypeError) with the one message: "The 'NAME'
+    parameter[ of FUNC] must be RULE. Got VALUE instead." (``rule`` replaces the constraints' own description,
+    e.g. to say why; ``message(rule)`` replaces the sentence, for the value objects' and the metric text's)."""
     for constraint in constraints:
         if constraint.accepts(value):
             return constraint.convert(value)
     if rule is None:
-        rule = either([text for c in constraints if c is not NONE for text in c.alternatives(value)]
-                      + (["None"] if NONE in constraints else []))
+        rule = rule_of(constraints, value)
+    if message is not None:
+        raise error(message(rule))
     where = f" of {func}" if func else ""
     raise error(f"The {name!r} parameter{where} must be {rule}. Got {shown(value)} instead.")
-
-
-def optional_flag(name: str, owner: str) -> Callable[[object], bool | None]:
-    """An attrs converter for a field that is True, False or None (None: the evaluation decides); a
-    TypeError names the field and its owner (``"a metric"``, ``"a measure"``)."""
-    def convert(value: object) -> bool | None:
-        if value is None or isinstance(value, (bool, np.bool_)):
-            return None if value is None else bool(value)
-        raise ParameterError(f"{name!r} of {owner} must be True, False or None: {shown(value)}")
-
-    return convert
 
 
 def shown(value: object) -> str:

@@ -20,14 +20,14 @@ from types import MappingProxyType
 import attrs
 
 from .aggregations import Aggregation
-from .._validate import FLAG, NONE, Instance, Interval, Options, either
-from ..errors import ConstantMetricWarning, CwlaWarning, ParameterError
+from .._validate import FLAG, NONE, Instance, Interval, Options, check
+from ..errors import ConstantMetricWarning, CwlaWarning
 from .aggregations import ERG
 from .browsing import RBP, BrowsingModel
 from .gains import Binary, GainMap, Linear
 from .intents import IntentAware, Intents
 
-__all__ = ["Metric", "DEFAULTS", "METRIC_OPTIONS", "METRIC_CONSTRAINTS", "RELEVANCE_LEVEL", "rule_of", "ALL", "at_level", "format_metric"]
+__all__ = ["Metric", "DEFAULTS", "METRIC_OPTIONS", "METRIC_CONSTRAINTS", "RELEVANCE_LEVEL", "ALL", "at_level", "format_metric"]
 
 
 #: the largest depth H a metric may model (the kernels keep O(H) scratch space per ranking)
@@ -57,25 +57,12 @@ METRIC_CONSTRAINTS = MappingProxyType({
 RELEVANCE_LEVEL = Interval("real", 0, None, closed="neither", text="a number > 0 (the lowest relevant grade)")
 
 
-def rule_of(constraints, value: object, *, none: bool = False) -> str:
-    """What ``constraints`` accept, as a message states it for ``value`` (``none``: None too, where they take it;
-    a metric's text never gives None)."""
-    return either([text for c in constraints if c is not NONE for text in c.alternatives(value)]
-                  + (["None"] if none and NONE in constraints else []))
-
-
 def _declared(name: str):
     """The converter of field ``name``: its value as :data:`METRIC_CONSTRAINTS` accepts it, or the value objects'
     message (``'depth' of a metric must be ...: 0``)."""
     constraints = METRIC_CONSTRAINTS[name]
-
-    def convert(value: object) -> object:
-        for constraint in constraints:
-            if constraint.accepts(value):
-                return constraint.convert(value)
-        raise ParameterError(f"{name!r} of a metric must be {rule_of(constraints, value, none=True)}: {value!r}")
-
-    return convert
+    return lambda value: check(value, name, *constraints,
+                               message=lambda rule: f"{name!r} of a metric must be {rule}: {value!r}")
 
 
 @attrs.frozen(repr=False)

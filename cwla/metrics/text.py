@@ -84,10 +84,11 @@ import re
 from .aggregations import AGGREGATIONS
 from .browsing import BROWSING_MODELS, MODELS, TABLES, USER_MODELS, Tabulated, tabulated
 from .counting import CountingMeasure
+from .._validate import NONE, check, rule_of
 from .._validate import fmt as _fmt
 from ..errors import CwlaError, MetricSyntaxError, ParameterError
 from .gains import GAIN_MAPS, Exponential, GainMap
-from .metric import METRIC_CONSTRAINTS, METRIC_OPTIONS, RELEVANCE_LEVEL, Metric, format_metric, rule_of
+from .metric import METRIC_CONSTRAINTS, METRIC_OPTIONS, RELEVANCE_LEVEL, Metric, format_metric
 from .summary import GeoMean
 from .intents import IntentAware, Intents, Novelty
 from .names_ir_measures import NAMED_ALIASES, NAMED_MEASURES, named_forms
@@ -458,12 +459,13 @@ def _intents(parser) -> Intents:
 
 
 def _accepted(parser, name, value, constraints):
-    """``value`` as the first of a parameter's declared ``constraints`` that accepts it converts it; else the
-    parser's message, with the rule the constraints state."""
-    for constraint in constraints:
-        if constraint.accepts(value):
-            return constraint.convert(value)
-    parser.bad(f"{name} must be {rule_of(constraints, value)}, got {_shown(value)}")
+    """``value`` as a parameter's declared ``constraints`` take it (:func:`~cwla._validate.check`; a text never
+    gives None); else the parser's message, with the rule they state."""
+    try:
+        return check(value, name, *(c for c in constraints if c is not NONE),
+                     message=lambda rule: f"{name} must be {rule}, got {_shown(value)}")
+    except ParameterError as err:
+        parser.bad(str(err))
 
 
 def _cutoff_value(parser, value, pos):
@@ -556,7 +558,7 @@ def _trec(parser, text: str, convention: int | None = None):
     try:
         value = trec_value(name, param)
         if kind == "cut" and value < 1:
-            raise CwlaError(f"cutoff must be {rule_of(METRIC_CONSTRAINTS['cutoff'], value)}, got {param}")
+            raise CwlaError(f"cutoff must be {rule_of(METRIC_CONSTRAINTS['cutoff'], value, none=False)}, got {param}")
         return build(value, convention)
     except (TypeError, ValueError) as err:
         parser.bad(_reason(name, err))
