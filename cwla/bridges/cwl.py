@@ -301,7 +301,8 @@ def cwl_eval(gain_file, result_file, metrics_file=None, cost_file=None, residual
              colnames: bool = False, max_depth: int = 1000, max_cost: float = 1.0, min_cost: float = 1.0) -> str:
     """What ``cwl-eval GAIN_FILE RESULT_FILE [-m METRICS_FILE] [-c COST_FILE] [-r] [-n]`` prints: tab-separated,
     4 decimals (:func:`cwl_frame`'s numbers)."""
-    frame = cwl_frame(gain_file, result_file, metrics_file, cost_file, max_depth, max_cost, min_cost)
+    frame = cwl_frame.__wrapped__(gain_file, result_file, metrics_file, cost_file, max_depth, max_cost,
+                                  min_cost)  # (the options checked here already)
     columns = list(CWL_COLUMNS if residuals else CWL_COLUMNS[:7])
     lines = ["\t".join(columns)] if colnames else []
     numbers = frame[columns[2:]].to_numpy()

@@ -10,9 +10,8 @@ import math
 from collections.abc import Callable, Iterable
 
 import attrs
-import numpy as np
 
-from .._validate import Interval, fmt, shown, strict_float, strict_int
+from .._validate import FLAG, Interval, fmt, shown, strict_float, strict_int
 from ..errors import CwlaError, ParameterError
 
 __all__ = ["Param", "declare"]
@@ -79,9 +78,9 @@ class Param:
         if self.kind == "choice":
             return value
         if self.kind == "flag":
-            if not isinstance(value, (bool, np.bool_)):
+            if not FLAG.accepts(value):
                 raise ParameterError(f"expected True or False, got {value!r}")
-            return bool(value)
+            return FLAG.convert(value)
         if self.kind == "value":
             return self.parse(value)
         return strict_int(value) if self.kind == "int" else strict_float(value)

@@ -108,6 +108,7 @@ import attrs
 from .._validate import finite_float, fmt
 from ..errors import CwlaError
 from ._declare import Param
+from .gains import sorted_pairs
 
 __all__ = [
     "CountingMeasure", "Recall", "RPrec", "Bpref", "Judged", "SetP", "SetF", "SetAP", "IPrec",
@@ -219,7 +220,7 @@ def _gains_pairs(value: object) -> tuple:
     """``{grade: gain}`` (or pairs) as sorted ``((grade, gain), ...)``, numbers checked."""
     try:
         items = value.items() if isinstance(value, dict) else list(value)
-        return tuple(sorted((finite_float(g), finite_float(v)) for g, v in items))
+        return sorted_pairs(items)
     except (TypeError, ValueError):
         raise CwlaError(f"expected a dict {{grade: gain}} or (grade, gain) pairs of finite numbers, got "
                         f"{value!r}") from None

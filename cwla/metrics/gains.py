@@ -105,6 +105,11 @@ class _GradeByGrade(GainMap):
         return f"{self.name}(" + ", ".join(f"{fmt(g)}:{fmt(v)}" for g, v in self.mapping) + ")"
 
 
+def sorted_pairs(items) -> tuple:
+    """``(grade, value)`` items as sorted pairs of finite floats (:func:`~cwla._validate.finite_float`)."""
+    return tuple(sorted((finite_float(g), finite_float(v)) for g, v in items))
+
+
 def _pairs(function: str, value: str):
     """The converter of a ``{grade: value}`` dict to sorted finite pairs; messages name ``function()``."""
 
@@ -113,7 +118,7 @@ def _pairs(function: str, value: str):
             raise ParameterError(f"{function}() takes a dict {{grade: {value}}}, got {type(mapping).__name__}")
         if not mapping:
             raise CwlaError(f"{function}() needs at least one grade: {value} pair")
-        return tuple(sorted((finite_float(g), finite_float(v)) for g, v in mapping.items()))
+        return sorted_pairs(mapping.items())
 
     return freeze
 

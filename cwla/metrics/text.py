@@ -473,9 +473,8 @@ def _cutoff_value(parser, value, pos):
 
 
 def _rel_value(parser, value, pos):
-    if not RELEVANCE_LEVEL.accepts(value):
-        parser.bad(f"rel must be {RELEVANCE_LEVEL}, got {_shown(value)}")
-    return value
+    _accepted(parser, "rel", value, (RELEVANCE_LEVEL,))
+    return value  # as written (an integral level stays an int in the measure)
 
 
 def _number_value(parser, value, pos, name):
