@@ -61,8 +61,11 @@ def _declared(name: str):
     """The converter of field ``name``: its value as :data:`METRIC_CONSTRAINTS` accepts it, or the value objects'
     message (``'depth' of a metric must be ...: 0``)."""
     constraints = METRIC_CONSTRAINTS[name]
-    return lambda value: check(value, name, *constraints,
-                               message=lambda rule: f"{name!r} of a metric must be {rule}: {value!r}")
+
+    def convert(value: object) -> object:
+        return check(value, name, *constraints, message=lambda rule: f"{name!r} of a metric must be {rule}: {value!r}")
+
+    return convert
 
 
 @attrs.frozen(repr=False)

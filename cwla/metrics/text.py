@@ -84,8 +84,7 @@ import re
 from .aggregations import AGGREGATIONS
 from .browsing import BROWSING_MODELS, MODELS, TABLES, USER_MODELS, Tabulated, tabulated
 from .counting import CountingMeasure
-from .._validate import NONE, check, rule_of
-from .._validate import fmt as _fmt
+from .._validate import NONE, check, rule_of, fmt as _fmt
 from ..errors import CwlaError, MetricSyntaxError, ParameterError
 from .gains import GAIN_MAPS, Exponential, GainMap
 from .metric import METRIC_CONSTRAINTS, METRIC_OPTIONS, RELEVANCE_LEVEL, Metric, format_metric

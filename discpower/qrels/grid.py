@@ -21,7 +21,6 @@ import pandas as pd
 
 from cwla.errors import CwlaError
 
-from .._params import count
 from ..errors import DiscpowerError
 from ..stats.rng import child_seeds
 from ..stats.trials import counts_its_own
@@ -75,7 +74,6 @@ def cells(generators, parameters, repetitions, candidates, seed) -> list[tuple]:
         parameters = list(parameters) if isinstance(parameters, Iterable) and not isinstance(parameters, str) else []
         if not parameters:
             raise DiscpowerError("parameters must be a non-empty list (e.g. sampling rates 0.1 ... 1.0)")
-        repetitions = count(repetitions, "repetitions")
         for name, fn in named.items():
             salt = zlib.crc32(name.encode("utf-8"))
             for rep in range(repetitions):

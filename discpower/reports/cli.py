@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import warnings
 
@@ -65,7 +64,7 @@ from .._plots import pyplot
 from ..errors import DiscpowerError
 from ..stats.registry import FAMILY_WISE, NAMES, check_test, resamples, words_of
 from ..qrels.generators import GENERATORS
-from ..stats.corrections import CORRECTIONS, check_correction
+from ..stats.corrections import CORRECTIONS, correction_name, nearest_corrections
 
 __all__ = ["main"]
 
@@ -439,14 +438,12 @@ def _parameter_list(text: str) -> list:
 
 def _correction_choice(text: str) -> str:
     """--correction: none, or a correction by cwla's or statsmodels' name (``hs``: holm-sidak), canonical."""
-    if text == "none":
-        return text
-    try:
-        return check_correction(text)
-    except DiscpowerError as err:  # the library's suggestion, in the command's words
-        suggestion = re.search(r"; (did you mean .*)\?$", str(err))
-        hint = f"{suggestion[1]}? " if suggestion else ""
-        raise argparse.ArgumentTypeError(f"unknown correction {text!r}; {hint}accepted: {_CORRECTION_CHOICES}") from None
+    name = "none" if text == "none" else correction_name(text)
+    if name is None:
+        near = nearest_corrections(text)
+        hint = f"did you mean {' or '.join(repr(c) for c in near)}? " if near else ""
+        raise argparse.ArgumentTypeError(f"unknown correction {text!r}; {hint}accepted: {_CORRECTION_CHOICES}")
+    return name
 
 
 def _given_once(values: list[str], flag: str) -> list[str]:
@@ -508,9 +505,9 @@ def _meta_test_words(args) -> str:
 def _test_name(text: str) -> str:
     """--test checked: a test's name (discpower.stats.registry), its canonical spelling."""
     try:
-        return check_test(text)
-    except DiscpowerError as err:  # (a command line names a test; the Python API also takes a callable)
-        raise argparse.ArgumentTypeError(str(err).removesuffix(", or a callable")) from None
+        return check_test(text, callables=False)  # (a command line names a test: no callable)
+    except DiscpowerError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _test_words(test, args) -> str:

@@ -39,6 +39,7 @@ the target's folder and rename it into place (an error never leaves half a file)
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Sequence
@@ -54,6 +55,9 @@ from ..errors import DiscpowerError
 from ..stats.matrix import score_matrix
 from ..stats.result import A_TEST_RESULT, PairwiseTest
 from ..typing import Matrix, PathLike
+
+#: the readers' and writers' declared parameters: their messages name the function and raise cwla's ParameterError
+_validated = functools.partial(validate_params, error=ParameterError, named=True)
 
 __all__ = ["read_matrix", "read_discpower", "write_pairs", "write_matrix"]
 
@@ -84,7 +88,7 @@ def _scores(fields, where, names):
     return row
 
 
-@validate_params({"path": PATH}, error=ParameterError, named=True)
+@_validated({"path": PATH})
 def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     """Read a topics x systems score matrix with a header of system names.
 
@@ -129,7 +133,7 @@ def read_matrix(path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     return _check(X, names, label)
 
 
-@validate_params({"runlist_path": PATH, "matrix_path": PATH}, error=ParameterError, named=True)
+@_validated({"runlist_path": PATH, "matrix_path": PATH})
 def read_discpower(runlist_path: PathLike, matrix_path: PathLike) -> tuple[np.ndarray, tuple[str, ...]]:
     """Read Sakai's Discpower input: a run list and a topic-by-run matrix.
 
@@ -190,7 +194,7 @@ def _check(X, names, label):
     return score_matrix(X, systems=names, name=label)
 
 
-@validate_params({"path": PATH}, error=ParameterError, named=True)
+@_validated({"path": PATH})
 def write_matrix(X: Matrix, systems: Sequence[str], path: PathLike) -> str:
     """Write a topics x systems matrix in :func:`read_matrix`'s tab-separated format.
 
@@ -221,8 +225,7 @@ def write_matrix(X: Matrix, systems: Sequence[str], path: PathLike) -> str:
     return text
 
 
-@validate_params({"result": A_TEST_RESULT, "path": (PATH, NONE), "digits": DIGITS}, error=ParameterError,
-                 named=True)
+@_validated({"result": A_TEST_RESULT, "path": (PATH, NONE), "digits": DIGITS})
 def write_pairs(result: PairwiseTest, path: PathLike | None = None, *, digits: int = 4) -> str:
     """Discpower's pairwise output: one line ``runA runB absdiff p`` per pair.
 

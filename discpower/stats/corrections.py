@@ -34,7 +34,7 @@ from ..errors import DiscpowerError
 from ..typing import ArrayLike
 from .matrix import float_array
 
-__all__ = ["adjust_pvalues", "check_correction", "correction_name", "CORRECTIONS", "CORRECTION_NAMES",
+__all__ = ["adjust_pvalues", "check_correction", "correction_name", "nearest_corrections", "CORRECTIONS", "CORRECTION_NAMES",
            "STATSMODELS_ALIASES"]
 
 #: the names :func:`adjust_pvalues` accepts: None, statsmodels' ``multipletests`` methods, and ``"bh"``
@@ -87,17 +87,23 @@ def check_correction(correction: object) -> str | None:
     message = (f"The 'correction' parameter must be None, 'holm', 'bonferroni' or 'bh' (Benjamini-Hochberg), or one "
                f"of statsmodels' multipletests methods (by these names or statsmodels' aliases, e.g. 'hs') "
                f"{', '.join(repr(c) for c in names[3:])}. Got {correction!r} instead")
-    if isinstance(correction, str):
-        keys = {_key(c): c for c in names}
-        keys.update({_key(alias): c for alias, c in {**STATSMODELS_ALIASES, **_SUGGESTED}.items()})
-        given = _key(correction)
-        if given in keys:
-            near = [keys[given]]
-        else:
-            near = list(dict.fromkeys(keys[k] for k in difflib.get_close_matches(given, list(keys), n=3, cutoff=0.6)))
-        if near:
-            raise DiscpowerError(f"{message}; did you mean {' or '.join(repr(c) for c in near)}?")
+    near = nearest_corrections(correction)
+    if near:
+        raise DiscpowerError(f"{message}; did you mean {' or '.join(repr(c) for c in near)}?")
     raise DiscpowerError(message + ".")
+
+
+def nearest_corrections(text: object) -> list[str]:
+    """The corrections a mistyped name most likely meant (its key spelled otherwise, or the closest names and
+    aliases); none for what is not a string."""
+    if not isinstance(text, str):
+        return []
+    keys = {_key(c): c for c in CORRECTIONS if c is not None}
+    keys.update({_key(alias): c for alias, c in {**STATSMODELS_ALIASES, **_SUGGESTED}.items()})
+    given = _key(text)
+    if given in keys:
+        return [keys[given]]
+    return list(dict.fromkeys(keys[k] for k in difflib.get_close_matches(given, list(keys), n=3, cutoff=0.6)))
 
 
 @validated({"alpha": ALPHA})

@@ -144,7 +144,7 @@ def _smallest(good, what: str) -> int:
 
 
 @validated({"design": Options(DESIGNS), "min_diff": (_POSITIVE, NONE), "variance": _POSITIVE, "alpha": ALPHA,
-            "beta": Interval("real", 0, 1, closed="neither"), "ci_width": (_POSITIVE, NONE)})
+            "beta": ALPHA, "ci_width": (_POSITIVE, NONE)})
 def topic_set_size(design: str, *, min_diff: float | None = None, variance: float, alpha: float = 0.05,
                    beta: float = 0.2, n_systems: int | None = None, ci_width: float | None = None) -> int:
     """The number of topics a test collection needs (Sakai's topic set size design).

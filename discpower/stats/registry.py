@@ -162,9 +162,10 @@ def _accepted() -> str:
             f"'<test>-<correction>' (e.g. 't-test-holm', 'wilcoxon-bonferroni', 'fisher-bh')")
 
 
-def lookup(name: object, *, corrected: bool = True) -> tuple[Entry, str | None]:
+def lookup(name: object, *, corrected: bool = True, callables: bool = True) -> tuple[Entry, str | None]:
     """(the test, its correction or None) of a name: a test's name or alias, or, when ``corrected``,
-    ``"<test>-<correction>"``; else a DiscpowerError listing the accepted names."""
+    ``"<test>-<correction>"``; else a DiscpowerError listing the accepted names (and a callable, where the caller
+    takes one: ``callables``)."""
     if isinstance(name, str):
         base = _ALIASES.get(name, name)
         if base in REGISTRY:
@@ -179,7 +180,7 @@ def lookup(name: object, *, corrected: bool = True) -> tuple[Entry, str | None]:
                                              f"pairs itself; it takes no correction (use {test.name!r})")
                     return test, correction
     raise DiscpowerError(f"unknown test {name!r}; accepted: {_accepted()}"
-                         f"{'' if corrected else ' (the correction given apart)'}, or a callable")
+                         f"{'' if corrected else ' (the correction given apart)'}{', or a callable' if callables else ''}")
 
 
 def _spelled(found: Entry, correction: str | None) -> str:
@@ -187,13 +188,14 @@ def _spelled(found: Entry, correction: str | None) -> str:
     return found.name if correction is None else f"{found.name}-{correction}"
 
 
-def check_test(test: object, *, corrected: bool = True, correction: object = None) -> object:
+def check_test(test: object, *, corrected: bool = True, correction: object = None, callables: bool = True) -> object:
     """``test`` normalised: a callable as given, a name as its canonical spelling (``"randomisation"`` ->
     ``"fisher"``, ``"randomisation-holm"`` -> ``"fisher-holm"``; with ``correction`` given apart, the two
     joined by :func:`resolve`: ``("t-test", "holm")`` -> ``"t-test-holm"``); a DiscpowerError for anything else."""
     if callable(test):
         return test
-    found, named = resolve(test, correction) if correction is not None else lookup(test, corrected=corrected)
+    found, named = resolve(test, correction) if correction is not None else \
+        lookup(test, corrected=corrected, callables=callables)
     return _spelled(found, named)
 
 
